@@ -1,0 +1,86 @@
+package blake3
+
+import (
+	"runtime"
+	"sync/atomic"
+)
+
+// BackendInfo describes the implementation this process hashes with.
+type BackendInfo struct {
+	// Name is "native" (the Rust blake3 crate, loaded at init) or "go"
+	// (github.com/zeebo/blake3).
+	Name string
+	// Library is where the native library came from: a path, or
+	// "embedded (memfd)" / "embedded (cached at PATH)". Empty on the Go path.
+	Library string
+	// Version is the version of the implementation: the blake3 crate's
+	// version on the native path, the zeebo module's on the Go path.
+	Version string
+	// SIMD is the instruction set level detected at run time, as the native
+	// library reports it ("avx512", "avx2", "sse41", "sse2", "neon",
+	// "portable"); on the Go path, the level zeebo/blake3 uses.
+	SIMD string
+	// Reason says, on the Go path, why the native library is not used. It is
+	// empty on the native path.
+	Reason string
+}
+
+// backendState is the outcome of loading: the bound library (nil on the Go
+// path) and its description.
+type backendState struct {
+	sym  *symbols
+	info BackendInfo
+}
+
+var active backendState
+
+// stateWords is the size of the native hasher state in uint64 words, set by
+// the loader.
+var stateWords int
+
+// setBackend makes b the process's backend. It runs during package
+// initialization, before any hashing.
+func setBackend(b backendState) {
+	active = b
+	lib = b.sym
+}
+
+// Backend reports which implementation this process uses, and why.
+func Backend() BackendInfo { return active.info }
+
+// goBackend is the Go path, for the given reason.
+func goBackend(reason string) backendState {
+	return backendState{info: BackendInfo{
+		Name:    "go",
+		Version: zeeboVersion,
+		SIMD:    goSIMD(),
+		Reason:  reason,
+	}}
+}
+
+// maxThreads is the SetMaxThreads cap; 0 means GOMAXPROCS.
+var maxThreads atomic.Int64
+
+// SetMaxThreads caps the number of threads a single large hash may use.
+// n <= 0 means GOMAXPROCS (the default); 1 turns multi-core hashing off. The
+// cap never exceeds GOMAXPROCS at the time of the call that hashes.
+//
+// On the native path the threads are those of the library's rayon pool,
+// which is sized once, at the first multi-core hash, to the cap in force
+// then: a later, larger cap does not grow it, while a smaller one (1 above
+// all) is respected.
+func SetMaxThreads(n int) {
+	if n < 0 {
+		n = 0
+	}
+	maxThreads.Store(int64(n))
+}
+
+// threads is the number of threads a large hash may use now.
+func threads() int {
+	n := runtime.GOMAXPROCS(0)
+	if m := int(maxThreads.Load()); m > 0 && m < n {
+		n = m
+	}
+	return n
+}

@@ -1,0 +1,151 @@
+// Package blake3 is BLAKE3 for Go at the speed of the official Rust crate,
+// without cgo.
+//
+// At init the package loads a native library built from the Rust blake3
+// crate (embedded in the package for linux/amd64, linux/arm64 and
+// windows/amd64) through github.com/ebitengine/purego, and binds it. Where the
+// library cannot be used it falls back, quietly, on github.com/zeebo/blake3;
+// Backend says which path is in use and why.
+//
+// The API is a drop-in for github.com/zeebo/blake3 v0.2.4: changing the
+// import path is all a user of that package has to do.
+//
+// Environment variables, read once at init:
+//
+//	BLAKE3_BACKEND=auto    native if it can be loaded, else Go (the default)
+//	BLAKE3_BACKEND=native  native, or panic at init naming the cause
+//	BLAKE3_BACKEND=go      always the Go path
+//	BLAKE3_LIBRARY=/abs/path/to/libblake3_purego.so  load this file instead
+//	                        of the embedded library (absolute paths only)
+//
+// Build tags: blake3_noembed leaves the embedded library out (set
+// BLAKE3_LIBRARY instead); blake3_nonative leaves out the loader and purego
+// altogether, so that a CGO_ENABLED=0 binary is fully static.
+package blake3
+
+import "errors"
+
+// Hashing modes, shared with the native library's ABI.
+const (
+	modeHash      uint32 = 0
+	modeKeyed     uint32 = 1
+	modeDeriveKey uint32 = 2
+)
+
+// Size dispatch. Inputs shorter than goMax are hashed on the Go path, where
+// they are faster than a crossing into the library; streams are handed to
+// the library in pieces of at least bufSize; single updates of parallelMin
+// bytes or more use every allowed core.
+//
+// Measured with: go test -run '^$' -bench 'BenchmarkSum256' -count 5 . (see
+// scripts/bench.sh and docs/benchmarks.md).
+const (
+	goMax       = 1024
+	bufSize     = 32 << 10
+	parallelMin = 128 << 10
+)
+
+// errKeySize is NewKeyed's error for a key that is not 32 bytes.
+var errKeySize = errors.New("blake3: invalid key size: the key must be 32 bytes")
+
+// Sum256 returns the first 256 bits of the unkeyed digest of the data.
+func Sum256(data []byte) (sum [32]byte) {
+	if lib == nil || len(data) < goMax {
+		return goSum256(data)
+	}
+	out := getScratch()
+	sumNative(data, out[:32])
+	copy(sum[:], out[:32])
+	putScratch(out)
+	return sum
+}
+
+// Sum512 returns the first 512 bits of the unkeyed digest of the data.
+func Sum512(data []byte) (sum [64]byte) {
+	if lib == nil || len(data) < goMax {
+		return goSum512(data)
+	}
+	out := getScratch()
+	sumNative(data, out[:])
+	sum = *out
+	putScratch(out)
+	return sum
+}
+
+// DeriveKey derives a key based on reusable key material of any length, in
+// the given context. The key is stored in out, using all of its current
+// length.
+//
+// Context strings must be hardcoded constants, and the recommended format is
+// "[application] [commit timestamp] [purpose]", e.g.,
+// "example.com 2019-12-25 16:18:03 session tokens v1".
+func DeriveKey(context string, material []byte, out []byte) {
+	if lib != nil && len(material) < parallelMin && nativeDeriveKey(context, material, out) == 0 {
+		return
+	}
+	// Large material (for the streaming path's cores), a context that is not
+	// UTF-8 (the crate takes &str), or the Go path.
+	h := NewDeriveKey(context)
+	_, _ = h.Write(material)
+	_, _ = h.Digest().Read(out)
+}
+
+// New returns a new Hasher that has a digest size of 32 bytes.
+//
+// If you need more or less output bytes than that, use the Digest method.
+func New() *Hasher {
+	h := &Hasher{mode: modeHash}
+	h.start()
+	return h
+}
+
+// NewKeyed returns a new Hasher that uses the 32 byte input key and has a
+// digest size of 32 bytes. It returns an error if the key is not 32 bytes.
+//
+// If you need more or less output bytes than that, use the Digest method.
+func NewKeyed(key []byte) (*Hasher, error) {
+	if len(key) != 32 {
+		return nil, errKeySize
+	}
+	h := &Hasher{mode: modeKeyed}
+	copy(h.key[:], key)
+	h.start()
+	return h, nil
+}
+
+// NewDeriveKey returns a Hasher that is initialized with the context string.
+// See DeriveKey for details. It has a digest size of 32 bytes.
+//
+// If you need more or less output bytes than that, use the Digest method.
+func NewDeriveKey(context string) *Hasher {
+	h := &Hasher{mode: modeDeriveKey, context: context}
+	if lib != nil && nativeContextKey(context, &h.key) != 0 {
+		// Not UTF-8: the crate takes &str, so this hasher uses the Go path.
+		h.g = h.goHasher()
+	}
+	h.start()
+	return h
+}
+
+// sumNative hashes a large input with one crossing, or through a state when
+// it is large enough for several cores.
+func sumNative(data, out []byte) {
+	var rc int32
+	if len(data) >= parallelMin && threads() > 1 {
+		h := Hasher{mode: modeHash}
+		h.cross(data)
+		rc = stFinalize(h.st, 0, out)
+	} else {
+		rc = nativeHash(data, out)
+	}
+	must(rc)
+}
+
+// must turns an error code from a call that cannot fail on valid input into
+// a panic: it means a broken library or a bug in this package, never bad
+// input.
+func must(rc int32) {
+	if rc != 0 {
+		panic("blake3: internal error: native library returned " + codeText(rc))
+	}
+}

@@ -1,0 +1,44 @@
+// The Go path: github.com/zeebo/blake3, used when the native library cannot
+// be loaded, and for inputs too small to be worth a crossing.
+
+package blake3
+
+import (
+	"golang.org/x/sys/cpu"
+
+	zeebo "github.com/zeebo/blake3"
+)
+
+// zeeboVersion is the version of the Go implementation (see go.mod).
+const zeeboVersion = "github.com/zeebo/blake3 v0.2.4"
+
+// goSIMD is the level zeebo/blake3 uses on this CPU.
+func goSIMD() string {
+	switch {
+	case cpu.X86.HasAVX2:
+		return "avx2"
+	case cpu.X86.HasSSE41:
+		return "sse41"
+	}
+	return "portable"
+}
+
+// goHasher is a zeebo hasher in the same mode as h.
+func (h *Hasher) goHasher() *zeebo.Hasher {
+	switch h.mode {
+	case modeKeyed:
+		g, err := zeebo.NewKeyed(h.key[:])
+		if err != nil {
+			panic("blake3: internal error: " + err.Error()) // the key is 32 bytes by construction
+		}
+		return g
+	case modeDeriveKey:
+		return zeebo.NewDeriveKey(h.context)
+	}
+	return zeebo.New()
+}
+
+func goSum256(b []byte) [32]byte { return zeebo.Sum256(b) }
+func goSum512(b []byte) [64]byte { return zeebo.Sum512(b) }
+
+func goDeriveKey(context string, material, out []byte) { zeebo.DeriveKey(context, material, out) }

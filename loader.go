@@ -1,0 +1,207 @@
+//go:build !blake3_nonative && ((linux && (amd64 || arm64)) || (darwin && (amd64 || arm64)) || (windows && amd64))
+
+// The discovery of the native library: where it comes from, how it is
+// checked, and how it is bound. Platform files (loader_linux.go,
+// loader_darwin.go, loader_windows.go) say only how to open one.
+
+package blake3
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+)
+
+// nativeBuild reports that this build can use a native library.
+const nativeBuild = true
+
+// loadConfig says where to look for the library; init fills it from the
+// environment, and tests fill it by hand.
+type loadConfig struct {
+	library  string // BLAKE3_LIBRARY: an explicit file, tried first
+	embedded []byte // the library embedded for this GOOS/GOARCH, if any
+	cacheDir string // where an embedded library may be written ("" = default)
+	noMemfd  bool   // skip loading from memory (tests simulate its absence)
+}
+
+// loaded is a library that passed every check.
+type loaded struct {
+	sym    *symbols
+	source string // the path, or a description of the embedded copy
+}
+
+func init() {
+	setBackend(selectBackend(os.Getenv("BLAKE3_BACKEND"), loadConfig{
+		library:  os.Getenv("BLAKE3_LIBRARY"),
+		embedded: embeddedLibrary,
+	}))
+}
+
+// selectBackend applies BLAKE3_BACKEND to the outcome of loading.
+func selectBackend(mode string, cfg loadConfig) backendState {
+	switch mode {
+	case "go":
+		return goBackend("BLAKE3_BACKEND=go")
+	case "", "auto", "native":
+	default:
+		err := fmt.Errorf("BLAKE3_BACKEND=%q is not one of auto, native, go", mode)
+		if mode == "native" {
+			panic(err)
+		}
+		return goBackend(err.Error())
+	}
+	l, err := load(cfg)
+	if err != nil {
+		if mode == "native" {
+			panic("blake3: BLAKE3_BACKEND=native, but the native library cannot be used: " + err.Error())
+		}
+		return goBackend(err.Error())
+	}
+	return nativeBackend(l)
+}
+
+// load finds, opens, checks and binds a library, in the order the package
+// documents: BLAKE3_LIBRARY, then the embedded copy.
+func load(cfg loadConfig) (*loaded, error) {
+	if cfg.library != "" {
+		if !filepath.IsAbs(cfg.library) {
+			return nil, fmt.Errorf("BLAKE3_LIBRARY=%q is not an absolute path", cfg.library)
+		}
+		return openChecked(cfg.library, cfg.library)
+	}
+	if len(cfg.embedded) == 0 {
+		return nil, fmt.Errorf("no native library is embedded for %s/%s in this build", runtime.GOOS, runtime.GOARCH)
+	}
+	return openEmbedded(cfg)
+}
+
+// openChecked opens the file at path, binds it and runs the checks; on any
+// failure the library is closed again.
+func openChecked(path, source string) (*loaded, error) {
+	if fi, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("native library: %w", err)
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("native library %s is not a regular file", path)
+	}
+	h, err := openLibrary(path)
+	if err != nil {
+		return nil, fmt.Errorf("native library %s: %w", source, err)
+	}
+	sym, err := bind(h)
+	if err == nil {
+		err = check(sym)
+	}
+	if err != nil {
+		closeLibrary(h)
+		return nil, fmt.Errorf("native library %s: %w", source, err)
+	}
+	return &loaded{sym: sym, source: source}, nil
+}
+
+// bind resolves every symbol before any is called.
+func bind(h uintptr) (*symbols, error) {
+	s := new(symbols)
+	var missing []string
+	for _, e := range s.table() {
+		addr, err := lookupSymbol(h, e.name)
+		if err != nil || addr == 0 {
+			missing = append(missing, e.name)
+			continue
+		}
+		*e.addr = addr
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("missing symbols %v", missing)
+	}
+	return s, nil
+}
+
+// Bounds on the state size a sane library reports (blake3's Hasher is about
+// 1.9 KiB); anything outside them is not the library this package was built
+// for.
+const (
+	minStateSize = 64
+	maxStateSize = 64 << 10
+)
+
+// check verifies the ABI version, the state layout and a known-answer test.
+func check(s *symbols) error {
+	if v := ffiABIVersion(s); v != abiVersion {
+		return fmt.Errorf("ABI version %d, want %d", v, abiVersion)
+	}
+	size, align := ffiSize(s.stateSize), ffiSize(s.stateAlign)
+	if size < minStateSize || size > maxStateSize {
+		return fmt.Errorf("implausible hasher state size %d", size)
+	}
+	if align == 0 || align&(align-1) != 0 || align > 8 {
+		return fmt.Errorf("hasher state alignment %d is not a power of two up to 8", align)
+	}
+	stateWords = int((size + 7) / 8)
+	if err := selfTest(s); err != nil {
+		return fmt.Errorf("self-test failed: %w", err)
+	}
+	return nil
+}
+
+// openEmbedded loads the embedded library: from memory where the platform
+// allows it, otherwise from a content-addressed file in the cache folder.
+func openEmbedded(cfg loadConfig) (*loaded, error) {
+	var memErr error
+	if !cfg.noMemfd {
+		l, err := openFromMemory(cfg.embedded)
+		if err == nil {
+			return l, nil
+		}
+		memErr = err
+	}
+	path, err := cachedLibrary(cfg.cacheDir, cfg.embedded)
+	if err != nil {
+		if memErr != nil {
+			return nil, errors.Join(memErr, err)
+		}
+		return nil, err
+	}
+	return openChecked(path, "embedded (cached at "+path+")")
+}
+
+// contentName is the file name of a library with these bytes: a change of
+// content is a change of name, so a stale file is never mistaken for another.
+func contentName(sum []byte) string {
+	return libPrefix + "-" + hex.EncodeToString(sum[:16]) + libSuffix
+}
+
+var (
+	threadsOnce sync.Once
+	threadsOK   bool
+)
+
+// startThreads sizes rayon's pool once, before its first use; later calls
+// report how that went. rayon cannot resize its global pool.
+func startThreads(s *symbols, n int) bool {
+	threadsOnce.Do(func() { threadsOK = ffiInitThreads(s, n) == 0 })
+	return threadsOK
+}
+
+// nativeBackend describes a loaded library.
+func nativeBackend(l *loaded) backendState {
+	return backendState{
+		sym: l.sym,
+		info: BackendInfo{
+			Name:    "native",
+			Library: l.source,
+			Version: ffiString(l.sym.crateVersion),
+			SIMD:    ffiString(l.sym.simd),
+		},
+	}
+}
+
+// sameBytes reports whether a file holds exactly want.
+func sameBytes(path string, want []byte) bool {
+	got, err := os.ReadFile(path)
+	return err == nil && bytes.Equal(got, want)
+}
