@@ -34,10 +34,6 @@ type backendState struct {
 
 var active backendState
 
-// stateWords is the size of the native hasher state in uint64 words, set by
-// the loader.
-var stateWords int
-
 // setBackend makes b the process's backend. It runs during package
 // initialization, before any hashing.
 func setBackend(b backendState) {

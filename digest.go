@@ -14,11 +14,17 @@ type Digest struct {
 	g   *zeebo.Digest // the Go path
 	st  []uint64      // the native state, never changed after creation
 	pos uint64        // the native path's output position
+	sub *subOutput    // a merged subtree root, or an error (subtree.go)
 }
 
 // Read reads data from the hasher into p. It always fills the entire buffer
-// and never errors. The stream wraps around when reading past 2^64 bytes.
+// and never errors, but for the Digest of a hasher with a non-zero input
+// offset (see Hasher.SetInputOffset), which has no output to read. The
+// stream wraps around when reading past 2^64 bytes.
 func (d *Digest) Read(p []byte) (n int, err error) {
+	if d.sub != nil {
+		return d.subRead(p)
+	}
 	if d.g != nil {
 		return d.g.Read(p)
 	}

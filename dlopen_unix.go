@@ -5,6 +5,7 @@ package blake3
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"syscall"
 
 	"github.com/ebitengine/purego"
@@ -13,11 +14,18 @@ import (
 // openLibrary opens a shared library by path. RTLD_LOCAL keeps its symbols
 // out of the global namespace; RTLD_NOW resolves everything up front so a
 // broken library fails here, not in the middle of a hash.
+//
+// dlerror's message is per thread, and purego reads it in a second call: the
+// goroutine stays on one thread so the message is this dlopen's.
 func openLibrary(path string) (uintptr, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	return purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_LOCAL)
 }
 
 func lookupSymbol(h uintptr, name string) (uintptr, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	return purego.Dlsym(h, name)
 }
 

@@ -4,10 +4,10 @@
 // through one of the functions below, and nowhere else.
 //
 // Rules kept here (see rust/include/blake3_purego.h for the library's side):
-//   - Calls go through purego.SyscallN, which is marked go:uintptrescapes: a
-//     pointer converted to uintptr in its argument list is moved to the heap
-//     and kept alive until the call returns. So every conversion is written
-//     inline in the SyscallN call, never stored in a variable first.
+//   - Calls go through call, which is marked go:uintptrescapes: a pointer
+//     converted to uintptr in its argument list is moved to the heap and kept
+//     alive until the call returns. So every conversion is written inline in
+//     the call, never stored in a variable first.
 //   - Only pointers to memory that holds no Go pointers are passed (byte
 //     slices and the []uint64 hasher state).
 //   - The library keeps no pointer after a call returns, so nothing needs to
@@ -18,6 +18,7 @@
 package blake3
 
 import (
+	"sync"
 	"unsafe"
 
 	"github.com/ebitengine/purego"
@@ -50,6 +51,9 @@ type symbols struct {
 	hash, keyedHash, deriveKey                                        uintptr
 	contextKey, setInputOffset, finalizeNonRoot, mergeNonRoot         uintptr
 	mergeRoot, maxSubtreeLen, leftSubtreeLen, initThreads, numThreads uintptr
+
+	// stateWords is the size of the library's hasher state in uint64 words.
+	stateWords int
 }
 
 // symbolTable names each symbol and where its address goes; bind looks every
@@ -96,6 +100,26 @@ func (s *symbols) table() []struct {
 // afterwards.
 var lib *symbols
 
+// argSlots holds call's arguments: passing an existing slice to the variadic
+// purego.SyscallN allocates nothing, where an implicit one escapes to the heap.
+var argSlots = sync.Pool{New: func() any { return new([7]uintptr) }}
+
+// call is the one place the package crosses into the library. Being marked
+// go:uintptrescapes, it makes every pointer its callers convert to uintptr
+// in its argument list live on the heap and stay alive until it returns; the
+// library keeps none of them after that. n is the function's arity; the
+// unused trailing arguments are zero and not passed.
+//
+//go:uintptrescapes
+func call(fn uintptr, n int, a1, a2, a3, a4, a5, a6, a7 uintptr) uintptr {
+	args := argSlots.Get().(*[7]uintptr)
+	*args = [7]uintptr{a1, a2, a3, a4, a5, a6, a7}
+	r, _, _ := purego.SyscallN(fn, args[:n]...)
+	*args = [7]uintptr{}
+	argSlots.Put(args)
+	return r
+}
+
 // ret converts a C int32_t result.
 func ret(r uintptr) int32 { return int32(uint32(r)) }
 
@@ -106,18 +130,18 @@ func ret(r uintptr) int32 { return int32(uint32(r)) }
 func ptr[T any](s []T) *T { return unsafe.SliceData(s) }
 
 func ffiABIVersion(l *symbols) uint32 {
-	r, _, _ := purego.SyscallN(l.abiVersion)
+	r := call(l.abiVersion, 0, 0, 0, 0, 0, 0, 0, 0)
 	return uint32(r)
 }
 
 func ffiSize(fn uintptr) uintptr {
-	r, _, _ := purego.SyscallN(fn)
+	r := call(fn, 0, 0, 0, 0, 0, 0, 0, 0)
 	return r
 }
 
 // ffiString reads a static NUL-terminated string the library returned.
 func ffiString(fn uintptr) string {
-	r, _, _ := purego.SyscallN(fn)
+	r := call(fn, 0, 0, 0, 0, 0, 0, 0, 0)
 	if r == 0 {
 		return ""
 	}
@@ -132,114 +156,101 @@ func ffiString(fn uintptr) string {
 }
 
 func ffiInit(l *symbols, st []uint64) int32 {
-	r, _, _ := purego.SyscallN(l.init, uintptr(unsafe.Pointer(ptr(st))))
+	r := call(l.init, 1, uintptr(unsafe.Pointer(ptr(st))), 0, 0, 0, 0, 0, 0)
 	return ret(r)
 }
 
 func ffiInitKeyed(l *symbols, st []uint64, key *[32]byte) int32 {
-	r, _, _ := purego.SyscallN(l.initKeyed, uintptr(unsafe.Pointer(ptr(st))), uintptr(unsafe.Pointer(key)))
+	r := call(l.initKeyed, 2, uintptr(unsafe.Pointer(ptr(st))), uintptr(unsafe.Pointer(key)), 0, 0, 0, 0, 0)
 	return ret(r)
 }
 
 func ffiInitContextKey(l *symbols, st []uint64, key *[32]byte) int32 {
-	r, _, _ := purego.SyscallN(l.initContextKey, uintptr(unsafe.Pointer(ptr(st))), uintptr(unsafe.Pointer(key)))
+	r := call(l.initContextKey, 2, uintptr(unsafe.Pointer(ptr(st))), uintptr(unsafe.Pointer(key)), 0, 0, 0, 0, 0)
 	return ret(r)
 }
 
 func ffiInitDeriveKey(l *symbols, st []uint64, ctx []byte) int32 {
-	r, _, _ := purego.SyscallN(l.initDeriveKey, uintptr(unsafe.Pointer(ptr(st))),
-		uintptr(unsafe.Pointer(ptr(ctx))), uintptr(len(ctx)))
+	r := call(l.initDeriveKey, 3, uintptr(unsafe.Pointer(ptr(st))), uintptr(unsafe.Pointer(ptr(ctx))), uintptr(len(ctx)), 0, 0, 0, 0)
 	return ret(r)
 }
 
 func ffiUpdate(l *symbols, st []uint64, p []byte) int32 {
-	r, _, _ := purego.SyscallN(l.update, uintptr(unsafe.Pointer(ptr(st))),
-		uintptr(unsafe.Pointer(ptr(p))), uintptr(len(p)))
+	r := call(l.update, 3, uintptr(unsafe.Pointer(ptr(st))), uintptr(unsafe.Pointer(ptr(p))), uintptr(len(p)), 0, 0, 0, 0)
 	return ret(r)
 }
 
 func ffiUpdateRayon(l *symbols, st []uint64, p []byte) int32 {
-	r, _, _ := purego.SyscallN(l.updateRayon, uintptr(unsafe.Pointer(ptr(st))),
-		uintptr(unsafe.Pointer(ptr(p))), uintptr(len(p)))
+	r := call(l.updateRayon, 3, uintptr(unsafe.Pointer(ptr(st))), uintptr(unsafe.Pointer(ptr(p))), uintptr(len(p)), 0, 0, 0, 0)
 	return ret(r)
 }
 
 func ffiFinalize(l *symbols, st []uint64, seek uint64, out []byte) int32 {
-	r, _, _ := purego.SyscallN(l.finalize, uintptr(unsafe.Pointer(ptr(st))), uintptr(seek),
-		uintptr(unsafe.Pointer(ptr(out))), uintptr(len(out)))
+	r := call(l.finalize, 4, uintptr(unsafe.Pointer(ptr(st))), uintptr(seek), uintptr(unsafe.Pointer(ptr(out))), uintptr(len(out)), 0, 0, 0)
 	return ret(r)
 }
 
 func ffiReset(l *symbols, st []uint64) int32 {
-	r, _, _ := purego.SyscallN(l.reset, uintptr(unsafe.Pointer(ptr(st))))
+	r := call(l.reset, 1, uintptr(unsafe.Pointer(ptr(st))), 0, 0, 0, 0, 0, 0)
 	return ret(r)
 }
 
 func ffiCount(l *symbols, st []uint64, n *uint64) int32 {
-	r, _, _ := purego.SyscallN(l.count, uintptr(unsafe.Pointer(ptr(st))), uintptr(unsafe.Pointer(n)))
+	r := call(l.count, 2, uintptr(unsafe.Pointer(ptr(st))), uintptr(unsafe.Pointer(n)), 0, 0, 0, 0, 0)
 	return ret(r)
 }
 
 func ffiHash(l *symbols, in, out []byte) int32 {
-	r, _, _ := purego.SyscallN(l.hash, uintptr(unsafe.Pointer(ptr(in))), uintptr(len(in)),
-		uintptr(unsafe.Pointer(ptr(out))), uintptr(len(out)))
+	r := call(l.hash, 4, uintptr(unsafe.Pointer(ptr(in))), uintptr(len(in)), uintptr(unsafe.Pointer(ptr(out))), uintptr(len(out)), 0, 0, 0)
 	return ret(r)
 }
 
 func ffiKeyedHash(l *symbols, key *[32]byte, in, out []byte) int32 {
-	r, _, _ := purego.SyscallN(l.keyedHash, uintptr(unsafe.Pointer(key)),
-		uintptr(unsafe.Pointer(ptr(in))), uintptr(len(in)),
-		uintptr(unsafe.Pointer(ptr(out))), uintptr(len(out)))
+	r := call(l.keyedHash, 5, uintptr(unsafe.Pointer(key)), uintptr(unsafe.Pointer(ptr(in))), uintptr(len(in)), uintptr(unsafe.Pointer(ptr(out))), uintptr(len(out)), 0, 0)
 	return ret(r)
 }
 
 func ffiDeriveKey(l *symbols, ctx, in, out []byte) int32 {
-	r, _, _ := purego.SyscallN(l.deriveKey, uintptr(unsafe.Pointer(ptr(ctx))), uintptr(len(ctx)),
-		uintptr(unsafe.Pointer(ptr(in))), uintptr(len(in)),
-		uintptr(unsafe.Pointer(ptr(out))), uintptr(len(out)))
+	r := call(l.deriveKey, 6, uintptr(unsafe.Pointer(ptr(ctx))), uintptr(len(ctx)), uintptr(unsafe.Pointer(ptr(in))), uintptr(len(in)), uintptr(unsafe.Pointer(ptr(out))), uintptr(len(out)), 0)
 	return ret(r)
 }
 
 func ffiContextKey(l *symbols, ctx []byte, out *[32]byte) int32 {
-	r, _, _ := purego.SyscallN(l.contextKey, uintptr(unsafe.Pointer(ptr(ctx))), uintptr(len(ctx)),
-		uintptr(unsafe.Pointer(out)))
+	r := call(l.contextKey, 3, uintptr(unsafe.Pointer(ptr(ctx))), uintptr(len(ctx)), uintptr(unsafe.Pointer(out)), 0, 0, 0, 0)
 	return ret(r)
 }
 
 func ffiSetInputOffset(l *symbols, st []uint64, off uint64) int32 {
-	r, _, _ := purego.SyscallN(l.setInputOffset, uintptr(unsafe.Pointer(ptr(st))), uintptr(off))
+	r := call(l.setInputOffset, 2, uintptr(unsafe.Pointer(ptr(st))), uintptr(off), 0, 0, 0, 0, 0)
 	return ret(r)
 }
 
 func ffiFinalizeNonRoot(l *symbols, st []uint64, cv *[32]byte) int32 {
-	r, _, _ := purego.SyscallN(l.finalizeNonRoot, uintptr(unsafe.Pointer(ptr(st))), uintptr(unsafe.Pointer(cv)))
+	r := call(l.finalizeNonRoot, 2, uintptr(unsafe.Pointer(ptr(st))), uintptr(unsafe.Pointer(cv)), 0, 0, 0, 0, 0)
 	return ret(r)
 }
 
 func ffiMergeNonRoot(l *symbols, left, right *[32]byte, mode uint32, key *[32]byte, cv *[32]byte) int32 {
-	r, _, _ := purego.SyscallN(l.mergeNonRoot, uintptr(unsafe.Pointer(left)), uintptr(unsafe.Pointer(right)),
-		uintptr(mode), uintptr(unsafe.Pointer(key)), uintptr(unsafe.Pointer(cv)))
+	r := call(l.mergeNonRoot, 5, uintptr(unsafe.Pointer(left)), uintptr(unsafe.Pointer(right)), uintptr(mode), uintptr(unsafe.Pointer(key)), uintptr(unsafe.Pointer(cv)), 0, 0)
 	return ret(r)
 }
 
 func ffiMergeRoot(l *symbols, left, right *[32]byte, mode uint32, key *[32]byte, seek uint64, out []byte) int32 {
-	r, _, _ := purego.SyscallN(l.mergeRoot, uintptr(unsafe.Pointer(left)), uintptr(unsafe.Pointer(right)),
-		uintptr(mode), uintptr(unsafe.Pointer(key)), uintptr(seek),
-		uintptr(unsafe.Pointer(ptr(out))), uintptr(len(out)))
+	r := call(l.mergeRoot, 7, uintptr(unsafe.Pointer(left)), uintptr(unsafe.Pointer(right)), uintptr(mode), uintptr(unsafe.Pointer(key)), uintptr(seek), uintptr(unsafe.Pointer(ptr(out))), uintptr(len(out)))
 	return ret(r)
 }
 
 func ffiMaxSubtreeLen(l *symbols, off uint64, n *uint64) int32 {
-	r, _, _ := purego.SyscallN(l.maxSubtreeLen, uintptr(off), uintptr(unsafe.Pointer(n)))
+	r := call(l.maxSubtreeLen, 2, uintptr(off), uintptr(unsafe.Pointer(n)), 0, 0, 0, 0, 0)
 	return ret(r)
 }
 
 func ffiLeftSubtreeLen(l *symbols, total uint64, n *uint64) int32 {
-	r, _, _ := purego.SyscallN(l.leftSubtreeLen, uintptr(total), uintptr(unsafe.Pointer(n)))
+	r := call(l.leftSubtreeLen, 2, uintptr(total), uintptr(unsafe.Pointer(n)), 0, 0, 0, 0, 0)
 	return ret(r)
 }
 
 func ffiInitThreads(l *symbols, n int) int32 {
-	r, _, _ := purego.SyscallN(l.initThreads, uintptr(n))
+	r := call(l.initThreads, 1, uintptr(n), 0, 0, 0, 0, 0, 0)
 	return ret(r)
 }

@@ -27,6 +27,8 @@ type Hasher struct {
 	st   []uint64 // native state, allocated at the first crossing
 	live bool     // st is initialized and holds the input before buf
 	buf  []byte   // input not yet handed to the library
+
+	sub *subState // set by SetInputOffset: the hasher hashes a subtree (subtree.go)
 }
 
 // start puts h on the Go path when there is no library.
@@ -37,8 +39,12 @@ func (h *Hasher) start() {
 }
 
 // Write implements part of the hash.Hash interface. It never returns an
-// error.
+// error, except on a hasher given an input offset by SetInputOffset, which
+// rejects input beyond the largest subtree its offset allows.
 func (h *Hasher) Write(p []byte) (int, error) {
+	if h.sub != nil {
+		return h.subWrite(p)
+	}
 	h.start()
 	if h.g != nil {
 		return h.g.Write(p)
@@ -65,6 +71,9 @@ func (h *Hasher) Write(p []byte) (int, error) {
 // WriteString is like Write but for strings, without a copy to a []byte on
 // the Go path.
 func (h *Hasher) WriteString(s string) (int, error) {
+	if h.sub != nil {
+		return h.subWrite([]byte(s))
+	}
 	h.start()
 	if h.g != nil {
 		return h.g.WriteString(s)
@@ -108,6 +117,7 @@ func (h *Hasher) Reset() {
 	}
 	h.live = false
 	h.buf = h.buf[:0]
+	h.sub = nil
 }
 
 // Clone returns a new Hasher with the same internal state.
@@ -115,7 +125,7 @@ func (h *Hasher) Reset() {
 // Modifying the resulting Hasher will not modify the original Hasher, and
 // vice versa.
 func (h *Hasher) Clone() *Hasher {
-	c := &Hasher{mode: h.mode, key: h.key, context: h.context, live: h.live}
+	c := &Hasher{mode: h.mode, key: h.key, context: h.context, live: h.live, sub: h.sub.clone()}
 	if h.g != nil {
 		c.g = h.g.Clone()
 	}
@@ -140,6 +150,9 @@ func (h *Hasher) BlockSize() int { return 64 }
 // the Hasher to the provided buffer and returns it. It does not change the
 // Hasher's state.
 func (h *Hasher) Sum(b []byte) []byte {
+	if s, ok := h.subSum(b); ok {
+		return s
+	}
 	h.start()
 	if h.g != nil {
 		return h.g.Sum(b)
@@ -164,6 +177,9 @@ func (h *Hasher) Sum(b []byte) []byte {
 // be used to read and seek through 2^64 bytes of digest output. The Hasher
 // may go on being written to; the Digest does not change.
 func (h *Hasher) Digest() *Digest {
+	if d, ok := h.subDigest(); ok {
+		return d
+	}
 	h.start()
 	if h.g != nil {
 		return &Digest{g: h.g.Digest()}

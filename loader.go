@@ -49,11 +49,7 @@ func selectBackend(mode string, cfg loadConfig) backendState {
 		return goBackend("BLAKE3_BACKEND=go")
 	case "", "auto", "native":
 	default:
-		err := fmt.Errorf("BLAKE3_BACKEND=%q is not one of auto, native, go", mode)
-		if mode == "native" {
-			panic(err)
-		}
-		return goBackend(err.Error())
+		return goBackend(fmt.Sprintf("BLAKE3_BACKEND=%q is not one of auto, native, go", mode))
 	}
 	l, err := load(cfg)
 	if err != nil {
@@ -87,6 +83,9 @@ func openChecked(path, source string) (*loaded, error) {
 		return nil, fmt.Errorf("native library: %w", err)
 	} else if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("native library %s is not a regular file", path)
+	}
+	if err := checkObject(path); err != nil {
+		return nil, fmt.Errorf("native library %s: %w", source, err)
 	}
 	h, err := openLibrary(path)
 	if err != nil {
@@ -141,7 +140,7 @@ func check(s *symbols) error {
 	if align == 0 || align&(align-1) != 0 || align > 8 {
 		return fmt.Errorf("hasher state alignment %d is not a power of two up to 8", align)
 	}
-	stateWords = int((size + 7) / 8)
+	s.stateWords = int((size + 7) / 8)
 	if err := selfTest(s); err != nil {
 		return fmt.Errorf("self-test failed: %w", err)
 	}

@@ -14,15 +14,6 @@ import (
 	zeebo "github.com/zeebo/blake3"
 )
 
-// emptyHash is BLAKE3("") from the official test vectors.
-const emptyHash = "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262"
-
-// The official test vectors' key and context.
-const (
-	vectorKey     = "whats the Elvish word for friend"
-	vectorContext = "BLAKE3 2019-12-27 16:29:52 test vectors context"
-)
-
 // selfTestLens cover one block, a partial and a full chunk, the chunk edge,
 // and several chunks with a partial last one (more than one subtree level).
 var selfTestLens = []int{0, 1, 64, 1023, 1024, 1025, 2049, 5121}
@@ -42,7 +33,7 @@ func selfTest(s *symbols) error {
 	if rc := ffiContextKey(s, ctx, &ctxKey); rc != 0 {
 		return fmt.Errorf("context key: code %d", rc)
 	}
-	st := make([]uint64, stateWords)
+	st := make([]uint64, s.stateWords)
 	for _, n := range selfTestLens {
 		data := in[:n]
 		want := make([]byte, 131)

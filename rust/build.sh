@@ -72,12 +72,12 @@ cleanup() {
 	for d in $TMP_DIRS; do rm -rf "$d"; done
 }
 trap cleanup EXIT
+# new_tmp sets NEW_TMP (not printed: a $(...) subshell would lose TMP_DIRS).
+NEW_TMP=""
 new_tmp() {
-	local d
-	d=$(mktemp -d "${TMPDIR:-/tmp}/blake3-purego-build.XXXXXX")
-	d=$(cd "$d" && pwd -P)
-	TMP_DIRS="$TMP_DIRS $d"
-	printf '%s\n' "$d"
+	NEW_TMP=$(mktemp -d "${TMPDIR:-/tmp}/blake3-purego-build.XXXXXX")
+	NEW_TMP=$(cd "$NEW_TMP" && pwd -P)
+	TMP_DIRS="$TMP_DIRS $NEW_TMP"
 }
 
 # deps.list without comments and blank lines: "name version sha256".
@@ -156,7 +156,8 @@ $(deps_lines)
 EOF
 
 	local fresh
-	fresh=$(new_tmp)
+	new_tmp
+	fresh=$NEW_TMP
 	while read -r name version sum; do
 		deb=$(ls "$APT_DIR/debs/${name}_${version//:/%3a}_"*.deb 2>/dev/null | head -n1 || true)
 		[ -n "$deb" ] || die "no .deb for $name=$version in $APT_DIR/debs"
@@ -283,7 +284,8 @@ build_lib() {
 	triple=$(triple_of "$target")
 	can_build "$target" || die "the toolchain for $target is not here (try: build.sh install-deps)"
 	ensure_vendor
-	tmp=$(new_tmp)
+	new_tmp
+	tmp=$NEW_TMP
 	tv=$(printf '%s' "$triple" | tr 'a-z-' 'A-Z_')
 	tu=$(printf '%s' "$triple" | tr '-' '_')
 
@@ -297,8 +299,8 @@ build_lib() {
 	*)
 		cargo=$DEB_CARGO
 		rustc=$DEB_RUSTC
-		# blake3 1.8.1 asks for rustc 1.66 (constant_time_eq too); it builds
-		# with Debian 12's 1.63.
+		# constant_time_eq 0.3.1 declares rust-version 1.66; it builds with
+		# Debian 12's rustc 1.63.
 		extra_cargo="--ignore-rust-version"
 		;;
 	esac
@@ -319,11 +321,18 @@ build_lib() {
 	esac
 	if is_mac; then export ZERO_AR_DATE=1; fi
 
-	rusthome=$(dirname "$(dirname "$rustc")")
 	local cargo_home=${CARGO_HOME:-$HOME/.cargo}
 	# Later --remap-path-prefix flags win over earlier ones, so the more
-	# specific paths come last.
-	local remap="--remap-path-prefix=$cargo_home=/cargo --remap-path-prefix=$rusthome=/rust-toolchain --remap-path-prefix=$RUST_DIR=/blake3_purego --remap-path-prefix=$REGISTRY=/vendor --remap-path-prefix=$tmp=/build"
+	# specific paths come last. (The build uses a private CARGO_HOME inside
+	# $tmp; the real one and the rustup toolchain are remapped in case.)
+	local remap="--remap-path-prefix=$cargo_home=/cargo"
+	case $rustc in
+	/usr/bin/*) ;;
+	*)
+		rusthome=$(dirname "$(dirname "$rustc")")
+		remap="$remap --remap-path-prefix=$rusthome=/rust-toolchain" ;;
+	esac
+	remap="$remap --remap-path-prefix=$RUST_DIR=/blake3_purego --remap-path-prefix=$REGISTRY=/vendor --remap-path-prefix=$tmp=/build"
 	local cflags="-ffile-prefix-map=$RUST_DIR=/blake3_purego -ffile-prefix-map=$REGISTRY=/vendor -ffile-prefix-map=$tmp=/build"
 	local all_rflags="$remap${rflags:+ $rflags}"
 
@@ -446,7 +455,8 @@ verify() {
 	fi
 	ensure_vendor
 	local tmp fail=0 checked=0 want got
-	tmp=$(new_tmp)
+	new_tmp
+	tmp=$NEW_TMP
 	for t in $targets; do
 		triple_of "$t" >/dev/null
 		want=$(lib_path "$t")

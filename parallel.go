@@ -1,0 +1,209 @@
+// Hashing an io.ReaderAt (a file, above all) on several cores at once, by
+// subtrees.
+
+package blake3
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// Sizes for hashing an io.ReaderAt: inputs up to readerAtDirect bytes are
+// read and hashed in one stream; larger ones are cut into subtrees of at
+// least leafMin bytes, and at most about maxLeaves of them, each read through
+// a per-worker buffer of readBufLen bytes.
+const (
+	readerAtDirect = 1 << 20
+	leafMin        = 1 << 20
+	maxLeaves      = 4096
+	readBufLen     = 1 << 20
+)
+
+// SumReaderAt returns the hash (as Sum256) of the first size bytes of r,
+// reading and hashing pieces of it with workers goroutines at once
+// (GOMAXPROCS when workers <= 0). It needs memory for one buffer of 1 MiB
+// per worker, whatever the size, and returns the first error from r. Each
+// goroutine has finished when it returns.
+//
+// r must allow concurrent ReadAt calls, as io.ReaderAt requires; *os.File
+// does.
+func SumReaderAt(r io.ReaderAt, size int64, workers int) ([32]byte, error) {
+	var h Hasher
+	return h.SumReaderAt(r, size, workers)
+}
+
+// SumReaderAt is the package's SumReaderAt in h's mode: plain, keyed with
+// h's key, or derive-key in h's context (the key material being the first
+// size bytes of r). h's own input is neither used nor changed.
+func (h *Hasher) SumReaderAt(r io.ReaderAt, size int64, workers int) ([32]byte, error) {
+	var out [32]byte
+	d, err := h.DigestReaderAt(r, size, workers)
+	if err == nil {
+		_, err = d.Read(out[:])
+	}
+	return out, err
+}
+
+// DigestReaderAt is SumReaderAt with all of the output: a Digest to read
+// and seek through, as Hasher.Digest gives (for a derive-key hasher, the
+// derived key of any length).
+func (h *Hasher) DigestReaderAt(r io.ReaderAt, size int64, workers int) (*Digest, error) {
+	if size < 0 {
+		return nil, fmt.Errorf("blake3: negative size %d", size)
+	}
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if size <= readerAtDirect {
+		buf := make([]byte, size)
+		if err := readAt(r, buf, 0); err != nil {
+			return nil, err
+		}
+		s := h.fresh()
+		_, _ = s.Write(buf)
+		return s.Digest(), nil
+	}
+
+	n := uint64(size)
+	leaf := uint64(leafMin)
+	for n/leaf >= maxLeaves {
+		leaf *= 2
+	}
+	var leaves []Subtree // Offset and Len, then CV once hashed
+	var cut func(off, n uint64)
+	cut = func(off, n uint64) {
+		if n <= leaf {
+			leaves = append(leaves, Subtree{Offset: off, Len: n})
+			return
+		}
+		l, _ := LeftSubtreeLen(n)
+		cut(off, l)
+		cut(off+l, n-l)
+	}
+	cut(0, n)
+	if err := h.hashLeaves(r, leaves, min(workers, len(leaves))); err != nil {
+		return nil, err
+	}
+
+	// Merge up the same tree.
+	next := 0
+	var merge func(off, n uint64) (Subtree, error)
+	merge = func(off, n uint64) (Subtree, error) {
+		if n <= leaf {
+			next++
+			return leaves[next-1], nil
+		}
+		l, _ := LeftSubtreeLen(n)
+		a, err := merge(off, l)
+		if err != nil {
+			return a, err
+		}
+		b, err := merge(off+l, n-l)
+		if err != nil {
+			return b, err
+		}
+		return h.MergeNonRoot(a, b)
+	}
+	l, _ := LeftSubtreeLen(n)
+	a, err := merge(0, l)
+	if err != nil {
+		return nil, err
+	}
+	b, err := merge(l, n-l)
+	if err != nil {
+		return nil, err
+	}
+	return h.MergeRootDigest(a, b)
+}
+
+// hashLeaves fills in the chaining value of each leaf, reading r with the
+// given number of goroutines.
+func (h *Hasher) hashLeaves(r io.ReaderAt, leaves []Subtree, workers int) error {
+	var (
+		jobs   = make(chan int)
+		failed atomic.Bool
+		once   sync.Once
+		first  error
+		wg     sync.WaitGroup
+	)
+	bufLen := min(leaves[0].Len, readBufLen) // the first leaf is the largest
+	fail := func(err error) {
+		once.Do(func() { first = err })
+		failed.Store(true)
+	}
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := h.fresh()
+			buf := make([]byte, bufLen)
+			for i := range jobs {
+				if failed.Load() {
+					continue
+				}
+				cv, err := s.hashRange(r, leaves[i].Offset, leaves[i].Len, buf, workers > 1)
+				if err != nil {
+					fail(err)
+					continue
+				}
+				leaves[i] = cv
+			}
+		}()
+	}
+	for i := range leaves {
+		if failed.Load() {
+			break
+		}
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	return first
+}
+
+// hashRange returns the subtree [off, off+n) of r, hashed by s.
+func (s *Hasher) hashRange(r io.ReaderAt, off, n uint64, buf []byte, single bool) (Subtree, error) {
+	s.beginSubtree(off)
+	s.sub.single = single
+	for done := uint64(0); done < n; {
+		p := buf[:min(uint64(len(buf)), n-done)]
+		if err := readAt(r, p, int64(off+done)); err != nil {
+			return Subtree{}, err
+		}
+		if _, err := s.Write(p); err != nil {
+			return Subtree{}, err
+		}
+		done += uint64(len(p))
+	}
+	return s.FinalizeNonRoot()
+}
+
+// readAt fills p from r at off. io.EOF with p filled is success; short of
+// that it is io.ErrUnexpectedEOF.
+func readAt(r io.ReaderAt, p []byte, off int64) error {
+	if len(p) == 0 {
+		return nil
+	}
+	n, err := r.ReadAt(p, off)
+	if n == len(p) && (err == nil || errors.Is(err, io.EOF)) {
+		return nil
+	}
+	if err == nil || errors.Is(err, io.EOF) {
+		err = io.ErrUnexpectedEOF
+	}
+	return fmt.Errorf("blake3: reading %d bytes at offset %d: %w", len(p), off, err)
+}
+
+// fresh returns a new, empty hasher in h's mode, with h's key or context.
+func (h *Hasher) fresh() *Hasher {
+	c := &Hasher{mode: h.mode, key: h.key, context: h.context}
+	if h.g != nil {
+		c.g = c.goHasher()
+	}
+	c.start()
+	return c
+}

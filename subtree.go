@@ -1,0 +1,415 @@
+// Subtrees: hashing pieces of an input anywhere (another goroutine, another
+// machine) and combining them into the real BLAKE3 hash. These are Go names
+// for the Rust crate's blake3::hazmat module.
+
+package blake3
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+
+	"lukechampine.com/blake3/guts"
+)
+
+// chunkLen is BLAKE3's chunk size: subtree offsets are multiples of it.
+const chunkLen = 1024
+
+// Errors of the subtree API. Each is returned wrapped with details; test for
+// them with errors.Is.
+var (
+	// ErrRootWithOffset: a hasher with a non-zero input offset hashes part
+	// of an input, which has no root hash. Its Digest reads fail with it,
+	// its Sum appends nothing, and Err returns it.
+	ErrRootWithOffset = errors.New("blake3: no root hash for a subtree with a non-zero input offset (use FinalizeNonRoot)")
+	// ErrSubtreeTooLarge: more input than MaxSubtreeLen allows at the
+	// hasher's input offset.
+	ErrSubtreeTooLarge = errors.New("blake3: subtree too large for its input offset")
+	// ErrInvalidSubtree: a merge or finalization that would not give a
+	// chaining value of the BLAKE3 tree.
+	ErrInvalidSubtree = errors.New("blake3: invalid subtree")
+)
+
+// Subtree is the non-root chaining value of the input bytes
+// [Offset, Offset+Len): a node of the BLAKE3 tree, as FinalizeNonRoot and
+// MergeNonRoot return it.
+//
+// This is a sharp tool (the crate calls it "hazmat"). A chaining value is not
+// a hash: it must never be published or compared as one, and only MergeRoot
+// turns two of them into the real hash. The merge functions check what they
+// can (lengths, offsets, and the hashing mode of subtrees made in this
+// process) but not the key: subtrees hashed with different keys, or of
+// different inputs, merge into garbage.
+//
+// A Subtree built by hand (say, parsed from a worker's output) has an unknown
+// mode, and merges in the mode of the Hasher that merges it.
+type Subtree struct {
+	CV     [32]byte
+	Offset uint64
+	Len    uint64
+
+	// mode is 0 when unknown, else the hashing mode plus one.
+	mode uint32
+}
+
+// MaxSubtreeLen returns the largest number of bytes a subtree may have when
+// it starts at input byte offset, a multiple of 1024: the largest power of
+// two that divides offset. For offset 0 it returns 0, meaning no limit.
+func MaxSubtreeLen(offset uint64) (uint64, error) {
+	if offset%chunkLen != 0 {
+		return 0, fmt.Errorf("%w: input offset %d is not a multiple of 1024", ErrInvalidSubtree, offset)
+	}
+	return offset & -offset, nil
+}
+
+// LeftSubtreeLen returns how many of inputLen bytes (more than 1024) go to
+// the left subtree of their parent in the BLAKE3 tree: the largest power of
+// two number of chunks that leaves at least one byte to the right subtree.
+// Splitting an input this way, recursively, gives pieces that are all valid
+// subtrees.
+func LeftSubtreeLen(inputLen uint64) (uint64, error) {
+	if inputLen <= chunkLen {
+		return 0, fmt.Errorf("%w: an input of %d bytes is one chunk and has no subtrees", ErrInvalidSubtree, inputLen)
+	}
+	full := (inputLen - 1) / chunkLen
+	return (1 << (bits.Len64(full) - 1)) * chunkLen, nil
+}
+
+// subState is a Hasher's state as a subtree hasher (after SetInputOffset).
+type subState struct {
+	offset uint64
+	n      uint64 // bytes accepted
+	max    uint64 // MaxSubtreeLen(offset); 0: no limit
+	err    error  // a rejected Write, sticky until Reset
+	single bool   // native: update on the calling thread only (parallel.go)
+	t      *goTree
+}
+
+func (s *subState) clone() *subState {
+	if s == nil {
+		return nil
+	}
+	c := *s
+	if s.t != nil {
+		t := *s.t
+		t.stack = append([][8]uint32(nil), s.t.stack...)
+		c.t = &t
+	}
+	return &c
+}
+
+// goPath reports whether h's subtree operations run on the Go path: there
+// is no library, or h is a derive-key hasher whose context is not UTF-8.
+func (h *Hasher) goPath() bool { return lib == nil || h.g != nil }
+
+// SetInputOffset makes h hash the subtree of a larger input that starts at
+// input byte offset, a multiple of 1024, and turns on FinalizeNonRoot. It
+// must come before any input; it returns an error after input, or for an
+// unaligned offset.
+//
+// Use 0 for the first subtree: a hasher with input offset 0 still gives the
+// root hash through Sum and Digest, as without the call. With any other
+// offset there is no root hash:
+//
+//   - Write rejects input that would make the subtree longer than
+//     MaxSubtreeLen(offset), writing none of it and returning an error
+//     (ErrSubtreeTooLarge); the rejection is sticky: every later Write and
+//     FinalizeNonRoot fail with it until Reset.
+//   - Sum appends nothing to its argument (a result Size bytes short), and
+//     Digest returns a Digest whose Read fails with ErrRootWithOffset. Err
+//     says so.
+//
+// Reset clears the offset along with the input; Clone keeps it.
+func (h *Hasher) SetInputOffset(offset uint64) error {
+	if offset%chunkLen != 0 {
+		return fmt.Errorf("%w: input offset %d is not a multiple of 1024", ErrInvalidSubtree, offset)
+	}
+	if h.sub != nil && h.sub.n != 0 || h.sub == nil && h.written() {
+		return fmt.Errorf("%w: SetInputOffset after input", ErrInvalidSubtree)
+	}
+	h.beginSubtree(offset)
+	return nil
+}
+
+// written reports whether h, not yet a subtree hasher, accepted input.
+func (h *Hasher) written() bool {
+	h.start()
+	if h.g == nil {
+		return h.live || len(h.buf) > 0
+	}
+	// zeebo's hasher does not tell its length; an empty one has the digest
+	// of the empty input, which no other input has.
+	return string(h.g.Sum(nil)) != string(h.goHasher().Sum(nil))
+}
+
+// beginSubtree makes h an empty subtree hasher at offset, without checks.
+func (h *Hasher) beginSubtree(offset uint64) {
+	h.start()
+	max, _ := MaxSubtreeLen(offset)
+	s := &subState{offset: offset, max: max}
+	if h.goPath() {
+		if h.sub != nil && h.sub.t != nil {
+			s.t = h.sub.t // reuse its buffer
+		} else {
+			s.t = new(goTree)
+		}
+		key, flags := h.goModeKey()
+		s.t.init(key, flags, offset/chunkLen)
+	} else {
+		if h.st == nil {
+			h.st = newState()
+		}
+		must(stInit(h.st, h))
+		must(nativeSetInputOffset(h.st, offset))
+		h.live = true
+		h.buf = h.buf[:0]
+	}
+	h.sub = s
+}
+
+// subWrite is Write on a subtree hasher.
+func (h *Hasher) subWrite(p []byte) (int, error) {
+	s := h.sub
+	if s.err != nil {
+		return 0, s.err
+	}
+	if s.max != 0 && uint64(len(p)) > s.max-s.n {
+		s.err = fmt.Errorf("%w: %d bytes at input offset %d, where at most %d fit", ErrSubtreeTooLarge, s.n+uint64(len(p)), s.offset, s.max)
+		return 0, s.err
+	}
+	s.n += uint64(len(p))
+	if s.t != nil {
+		s.t.write(p)
+		return len(p), nil
+	}
+	// Native: gather small writes, as Write does; the state was initialized
+	// by beginSubtree.
+	if len(h.buf)+len(p) <= bufSize {
+		h.buf = append(h.buf, p...)
+		return len(p), nil
+	}
+	h.subFlush()
+	if len(p) >= bufSize {
+		h.subUpdate(p)
+	} else {
+		h.buf = append(h.buf, p...)
+	}
+	return len(p), nil
+}
+
+func (h *Hasher) subFlush() {
+	if len(h.buf) > 0 {
+		h.subUpdate(h.buf)
+		h.buf = h.buf[:0]
+	}
+}
+
+// subUpdate hands p to the library; subWrite checked its length.
+func (h *Hasher) subUpdate(p []byte) {
+	if h.sub.single {
+		must(nativeUpdate1(h.st, p))
+	} else {
+		must(stUpdate(h.st, p))
+	}
+}
+
+// Err returns nil, or why Sum and Digest do not give h's hash: an input
+// offset set by SetInputOffset (ErrRootWithOffset), or a Write it rejected
+// (ErrSubtreeTooLarge), which is reported first. Only a hasher given a
+// non-zero input offset ever has an error.
+func (h *Hasher) Err() error {
+	if h.sub == nil {
+		return nil
+	}
+	if h.sub.err != nil {
+		return h.sub.err
+	}
+	if h.sub.offset != 0 {
+		return fmt.Errorf("%w (input offset %d)", ErrRootWithOffset, h.sub.offset)
+	}
+	return nil
+}
+
+// subSum is Sum on a subtree hasher: nothing appended with an offset, the
+// root hash on the Go path, and (ok false) the usual native path otherwise.
+func (h *Hasher) subSum(b []byte) ([]byte, bool) {
+	s := h.sub
+	if s == nil {
+		return nil, false
+	}
+	if s.offset != 0 || s.err != nil {
+		return b, true
+	}
+	if s.t == nil {
+		return nil, false
+	}
+	var out [32]byte
+	goXOF(s.t.node(), 0, out[:])
+	return append(b, out[:]...), true
+}
+
+// subDigest is Digest on a subtree hasher, as subSum.
+func (h *Hasher) subDigest() (*Digest, bool) {
+	s := h.sub
+	if s == nil {
+		return nil, false
+	}
+	if err := h.Err(); err != nil {
+		return &Digest{sub: &subOutput{err: err}}, true
+	}
+	if s.t == nil {
+		return nil, false
+	}
+	return &Digest{sub: &subOutput{node: s.t.node()}}, true
+}
+
+// FinalizeNonRoot returns the chaining value of the subtree h hashed so far:
+// the input written since SetInputOffset, at its input offset. h is not
+// changed and may go on being written to.
+//
+// It needs SetInputOffset (0 for the first subtree of an input) before the
+// first Write, on every backend, and returns an error without it, for an
+// empty subtree, or after a rejected Write.
+//
+// A subtree that is the whole input (offset 0 and nothing after it) is the
+// root: its hash comes from Sum, not from merging.
+func (h *Hasher) FinalizeNonRoot() (Subtree, error) {
+	s := h.sub
+	switch {
+	case s == nil:
+		return Subtree{}, fmt.Errorf("%w: FinalizeNonRoot needs SetInputOffset before the first Write", ErrInvalidSubtree)
+	case s.err != nil:
+		return Subtree{}, s.err
+	case s.n == 0:
+		return Subtree{}, fmt.Errorf("%w: empty subtree", ErrInvalidSubtree)
+	}
+	out := Subtree{Offset: s.offset, Len: s.n, mode: h.mode + 1}
+	if s.t != nil {
+		out.CV = cvBytes(chainingValue(s.t.node()))
+		return out, nil
+	}
+	h.subFlush()
+	must(nativeFinalizeNonRoot(h.st, &out.CV))
+	return out, nil
+}
+
+// checkMerge returns why left and right cannot be the two children of a
+// node of the BLAKE3 tree, in h's mode (of the root, if root).
+func (h *Hasher) checkMerge(left, right Subtree, root bool) error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrInvalidSubtree}, a...)...)
+	}
+	for _, s := range []Subtree{left, right} {
+		if s.mode != 0 && s.mode != h.mode+1 {
+			return bad("a subtree hashed in mode %s merged in mode %s", modeName(s.mode-1), modeName(h.mode))
+		}
+	}
+	L, R := left.Len, right.Len
+	switch {
+	case L == 0 || R == 0:
+		return bad("empty subtree")
+	case L%chunkLen != 0 || bits.OnesCount64(L/chunkLen) != 1:
+		return bad("left subtree of %d bytes: not a power of two number of chunks", L)
+	case R > L:
+		return bad("right subtree of %d bytes, longer than the left one (%d)", R, L)
+	case left.Offset+L < left.Offset || left.Offset+L != right.Offset:
+		return bad("subtrees [%d, +%d) and [%d, +%d) are not contiguous", left.Offset, L, right.Offset, R)
+	case root && left.Offset != 0:
+		return bad("root merge of subtrees at input offset %d, not 0", left.Offset)
+	case left.Offset%(2*L) != 0:
+		// The parent starts at left.Offset and is longer than L, so its
+		// offset must allow twice L.
+		return bad("parent of %d bytes at input offset %d: MaxSubtreeLen is smaller", L+R, left.Offset)
+	}
+	return nil
+}
+
+func modeName(m uint32) string {
+	switch m {
+	case modeHash:
+		return "hash"
+	case modeKeyed:
+		return "keyed"
+	case modeDeriveKey:
+		return "derive-key"
+	}
+	return fmt.Sprint(m)
+}
+
+// MergeNonRoot returns the chaining value of the parent of two subtrees: left
+// a power-of-two number of chunks, right directly after it and no longer,
+// both hashed in h's mode (plain, keyed with h's key, or derive-key in h's
+// context). h's input is neither used nor changed. Misuse is an error
+// (ErrInvalidSubtree).
+func (h *Hasher) MergeNonRoot(left, right Subtree) (Subtree, error) {
+	if err := h.checkMerge(left, right, false); err != nil {
+		return Subtree{}, err
+	}
+	out := Subtree{Offset: left.Offset, Len: left.Len + right.Len, mode: h.mode + 1}
+	if h.goPath() {
+		key, flags := h.goModeKey()
+		out.CV = cvBytes(chainingValue(parentNode(&left.CV, &right.CV, &key, flags)))
+		return out, nil
+	}
+	key := h.key
+	must(nativeMergeNonRoot(&left.CV, &right.CV, h.mode, &key, &out.CV))
+	return out, nil
+}
+
+// MergeRoot returns the hash (the first 32 bytes of the root output) of the
+// input made of the two subtrees: left starts at offset 0, right ends the
+// input, as MergeNonRoot requires otherwise. It is the same as Sum of one
+// hasher in h's mode over the whole input.
+func (h *Hasher) MergeRoot(left, right Subtree) ([32]byte, error) {
+	var out [32]byte
+	d, err := h.MergeRootDigest(left, right)
+	if err != nil {
+		return out, err
+	}
+	d.sub.read(0, out[:])
+	return out, nil
+}
+
+// MergeRootDigest is MergeRoot with all of the root output: a Digest to read
+// and seek through, as Hasher.Digest gives.
+func (h *Hasher) MergeRootDigest(left, right Subtree) (*Digest, error) {
+	if err := h.checkMerge(left, right, true); err != nil {
+		return nil, err
+	}
+	if h.goPath() {
+		key, flags := h.goModeKey()
+		return &Digest{sub: &subOutput{node: parentNode(&left.CV, &right.CV, &key, flags)}}, nil
+	}
+	return &Digest{sub: &subOutput{native: true, left: left.CV, right: right.CV, mode: h.mode, key: h.key}}, nil
+}
+
+// subOutput is the source of a Digest that is not a hasher's: a root merged
+// from two subtrees, or the error of a hasher with no root.
+type subOutput struct {
+	err error
+
+	node guts.Node // the Go path's root node
+
+	native      bool // the native path: the merge, redone at each read
+	left, right [32]byte
+	key         [32]byte
+	mode        uint32
+}
+
+// read fills p with the output from position pos.
+func (s *subOutput) read(pos uint64, p []byte) {
+	if s.native {
+		must(nativeMergeRoot(&s.left, &s.right, s.mode, &s.key, pos, p))
+		return
+	}
+	goXOF(s.node, pos, p)
+}
+
+func (d *Digest) subRead(p []byte) (int, error) {
+	if d.sub.err != nil {
+		return 0, d.sub.err
+	}
+	d.sub.read(d.pos, p)
+	d.pos += uint64(len(p))
+	return len(p), nil
+}

@@ -1,0 +1,321 @@
+package blake3
+
+// Shared helpers for the package's tests: backend switching, the official
+// test vectors, and reference outputs from github.com/zeebo/blake3.
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"sync"
+	"testing"
+
+	zeebo "github.com/zeebo/blake3"
+)
+
+// strictTests reports BLAKE3_STRICT=1: skips that would hide a missing
+// native library or reference binary become failures (CI sets it).
+func strictTests() bool { return os.Getenv("BLAKE3_STRICT") == "1" }
+
+// nativeActive reports whether the process loaded the native library. Under
+// BLAKE3_STRICT=1, unless BLAKE3_BACKEND=go, its absence is fatal: the
+// native library must load in CI.
+func nativeActive(t testing.TB) bool {
+	t.Helper()
+	if active.info.Name == "native" && lib != nil {
+		return true
+	}
+	if strictTests() && os.Getenv("BLAKE3_BACKEND") != "go" {
+		t.Fatalf("BLAKE3_STRICT=1 and the native backend is not active: %s", active.info.Reason)
+	}
+	return false
+}
+
+// forEachBackend runs fn as a subtest on the native backend (when the
+// process has it) and on the Go path, and restores the backend after. Tests
+// that use it must not call t.Parallel: the backend is process-wide.
+func forEachBackend(t *testing.T, fn func(t *testing.T)) {
+	t.Helper()
+	prev := active
+	defer setBackend(prev)
+	if nativeActive(t) {
+		t.Run("native", fn)
+	} else {
+		t.Logf("native backend not active (%s): Go path only", prev.info.Reason)
+	}
+	setBackend(goBackend("test: forced"))
+	t.Run("go", fn)
+}
+
+// withGoBackend runs fn with the Go path forced, then restores the backend.
+func withGoBackend(fn func()) {
+	prev := active
+	defer setBackend(prev)
+	setBackend(goBackend("test: forced"))
+	fn()
+}
+
+// withMaxThreads runs fn with SetMaxThreads(n), then restores the default.
+func withMaxThreads(n int, fn func()) {
+	SetMaxThreads(n)
+	defer SetMaxThreads(0)
+	fn()
+}
+
+// vectorKey and vectorContext (selftest.go) are the official vectors' key
+// and context; vectorInput is their input pattern.
+func vectorInput(n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(i % 251)
+	}
+	return b
+}
+
+// vectorCase is one case of testdata/test_vectors.json, hex-decoded.
+type vectorCase struct {
+	InputLen  int
+	Hash      []byte
+	KeyedHash []byte
+	DeriveKey []byte
+}
+
+// vectorFile is testdata/test_vectors.json (the official format).
+type vectorFile struct {
+	Key     string
+	Context string
+	Cases   []vectorCase
+}
+
+var (
+	vectorsOnce sync.Once
+	vectorsData vectorFile
+	vectorsErr  error
+)
+
+const vectorsPath = "testdata/test_vectors.json"
+
+// loadVectors reads testdata/test_vectors.json once.
+func loadVectors(t testing.TB) vectorFile {
+	t.Helper()
+	vectorsOnce.Do(func() {
+		raw, err := os.ReadFile(vectorsPath)
+		if err != nil {
+			vectorsErr = err
+			return
+		}
+		var doc struct {
+			Key     string `json:"key"`
+			Context string `json:"context_string"`
+			Cases   []struct {
+				InputLen  int    `json:"input_len"`
+				Hash      string `json:"hash"`
+				KeyedHash string `json:"keyed_hash"`
+				DeriveKey string `json:"derive_key"`
+			} `json:"cases"`
+		}
+		if err := json.Unmarshal(raw, &doc); err != nil {
+			vectorsErr = err
+			return
+		}
+		vectorsData = vectorFile{Key: doc.Key, Context: doc.Context}
+		for _, c := range doc.Cases {
+			vc := vectorCase{InputLen: c.InputLen}
+			for _, p := range []struct {
+				dst *[]byte
+				src string
+			}{{&vc.Hash, c.Hash}, {&vc.KeyedHash, c.KeyedHash}, {&vc.DeriveKey, c.DeriveKey}} {
+				b, err := hex.DecodeString(p.src)
+				if err != nil || len(b) != 131 {
+					vectorsErr = &vectorError{c.InputLen, p.src}
+					return
+				}
+				*p.dst = b
+			}
+			vectorsData.Cases = append(vectorsData.Cases, vc)
+		}
+	})
+	if vectorsErr != nil {
+		t.Fatalf("%s: %v", vectorsPath, vectorsErr)
+	}
+	return vectorsData
+}
+
+type vectorError struct {
+	n   int
+	hex string
+}
+
+func (e *vectorError) Error() string {
+	return "case " + strconv.Itoa(e.n) + ": not 131 bytes of hex: " + e.hex
+}
+
+// hashMode names a hashing mode for table-driven tests.
+type hashMode int
+
+const (
+	hashModePlain hashMode = iota
+	hashModeKeyed
+	hashModeDerive
+)
+
+var allHashModes = []hashMode{hashModePlain, hashModeKeyed, hashModeDerive}
+
+func (m hashMode) String() string {
+	switch m {
+	case hashModeKeyed:
+		return "keyed"
+	case hashModeDerive:
+		return "derive"
+	}
+	return "hash"
+}
+
+// newModeHasher is a package Hasher in mode m (key: 32 bytes for keyed;
+// ctx: the derive-key context).
+func newModeHasher(t testing.TB, m hashMode, key []byte, ctx string) *Hasher {
+	t.Helper()
+	switch m {
+	case hashModeKeyed:
+		h, err := NewKeyed(key)
+		if err != nil {
+			t.Fatalf("NewKeyed: %v", err)
+		}
+		return h
+	case hashModeDerive:
+		return NewDeriveKey(ctx)
+	}
+	return New()
+}
+
+// newRefHasher is the zeebo Hasher in mode m: the reference.
+func newRefHasher(t testing.TB, m hashMode, key []byte, ctx string) *zeebo.Hasher {
+	t.Helper()
+	switch m {
+	case hashModeKeyed:
+		h, err := zeebo.NewKeyed(key)
+		if err != nil {
+			t.Fatalf("zeebo.NewKeyed: %v", err)
+		}
+		return h
+	case hashModeDerive:
+		return zeebo.NewDeriveKey(ctx)
+	}
+	return zeebo.New()
+}
+
+// refOutput is zeebo's extended output for data in mode m: n bytes from
+// output offset seek (seek must fit an int64).
+func refOutput(t testing.TB, m hashMode, key []byte, ctx string, data []byte, seek int64, n int) []byte {
+	t.Helper()
+	h := newRefHasher(t, m, key, ctx)
+	_, _ = h.Write(data)
+	d := h.Digest()
+	if _, err := d.Seek(seek, io.SeekStart); err != nil {
+		t.Fatalf("zeebo Seek(%d): %v", seek, err)
+	}
+	out := make([]byte, n)
+	_, _ = d.Read(out)
+	return out
+}
+
+// pkgOutput is this package's extended output, through a Hasher and its
+// Digest, in one write.
+func pkgOutput(t testing.TB, m hashMode, key []byte, ctx string, data []byte, seek int64, n int) []byte {
+	t.Helper()
+	h := newModeHasher(t, m, key, ctx)
+	_, _ = h.Write(data)
+	d := h.Digest()
+	if _, err := d.Seek(seek, io.SeekStart); err != nil {
+		t.Fatalf("Seek(%d): %v", seek, err)
+	}
+	out := make([]byte, n)
+	_, _ = d.Read(out)
+	return out
+}
+
+// writeSplit writes data to w in pieces of the given sizes, cycling through
+// them; sizes must be positive.
+func writeSplit(w io.Writer, data []byte, sizes ...int) {
+	for i := 0; len(data) > 0; i++ {
+		n := min(sizes[i%len(sizes)], len(data))
+		_, _ = w.Write(data[:n])
+		data = data[n:]
+	}
+}
+
+// writeRandomSplit writes data in random pieces, some empty, some tiny,
+// some crossing the package's buffer size.
+func writeRandomSplit(rng *rand.Rand, w io.Writer, data []byte) {
+	for len(data) > 0 {
+		var n int
+		switch rng.IntN(6) {
+		case 0:
+			n = 0
+		case 1:
+			n = 1 + rng.IntN(64)
+		case 2:
+			n = 1 + rng.IntN(2*goMax)
+		case 3:
+			n = bufSize - 1 + rng.IntN(3)
+		case 4:
+			n = 1 + rng.IntN(2*bufSize)
+		default:
+			n = len(data)
+		}
+		n = min(n, len(data))
+		_, _ = w.Write(data[:n])
+		data = data[n:]
+	}
+}
+
+// randomBytes is n bytes from rng.
+func randomBytes(rng *rand.Rand, n int) []byte {
+	b := make([]byte, n)
+	for i := 0; i < n; i += 8 {
+		v := rng.Uint64()
+		for j := 0; j < 8 && i+j < n; j++ {
+			b[i+j] = byte(v >> (8 * j))
+		}
+	}
+	return b
+}
+
+// testSeed is a seed for randomized tests, logged so a failure can be
+// replayed with BLAKE3_TEST_SEED.
+func testSeed(t testing.TB) uint64 {
+	t.Helper()
+	seed := rand.Uint64()
+	if s := os.Getenv("BLAKE3_TEST_SEED"); s != "" {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("BLAKE3_TEST_SEED=%q: %v", s, err)
+		}
+		seed = v
+	}
+	t.Logf("seed %d (replay with BLAKE3_TEST_SEED=%d)", seed, seed)
+	return seed
+}
+
+func newTestRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)) }
+
+// shortHex is the first bytes of b in hex, for failure messages.
+func shortHex(b []byte) string {
+	if len(b) > 16 {
+		return hex.EncodeToString(b[:16]) + "…"
+	}
+	return hex.EncodeToString(b)
+}
+
+// mustHexBytes decodes a hex constant.
+func mustHexBytes(t testing.TB, s string) []byte {
+	t.Helper()
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
