@@ -163,36 +163,6 @@ func unexpectedArg(a string) *usageError {
 	}
 }
 
-// missingValue is the error for option d when no value follows it: rest
-// is what follows. Like clap, if the next token is an unknown option that
-// is reported instead.
-func missingValue(d *argDef, rest []string) error {
-	if len(rest) > 0 && !knownOption(rest[0]) {
-		a := rest[0]
-		if !strings.HasPrefix(a, "--") {
-			r, _ := utf8.DecodeRuneInString(a[1:])
-			a = "-" + string(r)
-		} else if name, _, ok := strings.Cut(a, "="); ok {
-			a = name
-		}
-		return unexpectedArg(a)
-	}
-	return &usageError{msg: fmt.Sprintf("a value is required for '%s' but none was supplied", d.display())}
-}
-
-// knownOption reports whether a flag-like token starts with a known option
-// ("--" counts as known).
-func knownOption(a string) bool {
-	if a == "--" {
-		return true
-	}
-	if strings.HasPrefix(a, "--") {
-		name, _, _ := strings.Cut(a[2:], "=")
-		return lookupLong(name) != nil
-	}
-	return lookupShort(a[1]) != nil
-}
-
 // isFlagLike reports whether clap would treat a token as an option rather
 // than as the value of a preceding option.
 func isFlagLike(a string) bool {
@@ -207,9 +177,20 @@ type parser struct {
 	opts  options
 	seen  map[argID]bool
 	order []argID
+
+	// pending is an option still waiting for, or holding an unvalidated,
+	// value.
+	pending    *argDef
+	pendingVal string
+	pendingHas bool
 }
 
 // parseArgs parses the arguments (without the program name).
+//
+// Like clap, an option's value is only validated when the option is
+// complete: when the next option or positional argument arrives, or at the
+// end. A following option is checked for being known (and for a stray
+// "=value" on a flag) before that.
 func parseArgs(argv []string) (*options, action, error) {
 	p := &parser{seen: map[argID]bool{}}
 	p.opts.length = 32
@@ -218,8 +199,18 @@ func parseArgs(argv []string) (*options, action, error) {
 		a := argv[i]
 		switch {
 		case dashdash || !isFlagLike(a):
+			if p.pending != nil && !p.pendingHas {
+				p.pendingVal, p.pendingHas = a, true
+				continue
+			}
+			if err := p.resolve(); err != nil {
+				return nil, 0, err
+			}
 			p.opts.files = append(p.opts.files, a)
 		case a == "--":
+			if err := p.resolve(); err != nil {
+				return nil, 0, err
+			}
 			dashdash = true
 		case strings.HasPrefix(a, "--"):
 			name, val, hasEq := strings.Cut(a[2:], "=")
@@ -227,28 +218,26 @@ func parseArgs(argv []string) (*options, action, error) {
 			if d == nil {
 				return nil, 0, unexpectedArg("--" + name)
 			}
-			if !d.usesVal {
-				if hasEq {
-					return nil, 0, &usageError{
-						msg:   fmt.Sprintf("unexpected value '%s' for '--%s' found; no more were expected", lossyUTF8(val), d.long),
-						usage: "b3sum --" + d.long + " [FILE]...",
-					}
+			if !d.usesVal && hasEq {
+				return nil, 0, &usageError{
+					msg:   fmt.Sprintf("unexpected value '%s' for '--%s' found; no more were expected", lossyUTF8(val), d.long),
+					usage: "b3sum --" + d.long + " [FILE]...",
 				}
+			}
+			if err := p.resolve(); err != nil {
+				return nil, 0, err
+			}
+			if !d.usesVal {
 				if act, err := p.setFlag(d, false); act != actionRun || err != nil {
 					return nil, act, err
 				}
 				continue
 			}
-			if !hasEq {
-				if i+1 < len(argv) && !isFlagLike(argv[i+1]) {
-					i++
-					val = argv[i]
-				} else {
-					return nil, 0, missingValue(d, argv[i+1:])
+			p.pending, p.pendingVal, p.pendingHas = d, val, hasEq
+			if hasEq { // an attached value is checked at once
+				if err := p.resolve(); err != nil {
+					return nil, 0, err
 				}
-			}
-			if err := p.setValue(d, val); err != nil {
-				return nil, 0, err
 			}
 		default: // cluster of short options
 			for j := 1; j < len(a); j++ {
@@ -257,32 +246,51 @@ func parseArgs(argv []string) (*options, action, error) {
 					r, _ := utf8.DecodeRuneInString(a[j:])
 					return nil, 0, unexpectedArg("-" + string(r))
 				}
+				if err := p.resolve(); err != nil {
+					return nil, 0, err
+				}
 				if !d.usesVal {
 					if act, err := p.setFlag(d, true); act != actionRun || err != nil {
 						return nil, act, err
 					}
 					continue
 				}
-				rest := a[j+1:]
-				if rest != "" {
-					rest = strings.TrimPrefix(rest, "=")
-				} else if i+1 < len(argv) && !isFlagLike(argv[i+1]) {
-					i++
-					rest = argv[i]
-				} else {
-					return nil, 0, missingValue(d, argv[i+1:])
-				}
-				if err := p.setValue(d, rest); err != nil {
-					return nil, 0, err
+				p.pending, p.pendingVal, p.pendingHas = d, "", false
+				if rest := a[j+1:]; rest != "" {
+					// "-l5" or "-l=5": an attached value is checked at once.
+					p.pendingVal, p.pendingHas = strings.TrimPrefix(rest, "="), true
+					if err := p.resolve(); err != nil {
+						return nil, 0, err
+					}
 				}
 				break
 			}
 		}
 	}
+	if err := p.resolve(); err != nil {
+		return nil, 0, err
+	}
 	if err := p.validate(); err != nil {
 		return nil, 0, err
 	}
 	return &p.opts, actionRun, nil
+}
+
+// resolve completes the pending option, if any: it must have a value, must
+// not be a repeat, and the value must parse (checked in that order).
+func (p *parser) resolve() error {
+	d := p.pending
+	if d == nil {
+		return nil
+	}
+	p.pending = nil
+	if !p.pendingHas {
+		return &usageError{msg: fmt.Sprintf("a value is required for '%s' but none was supplied", d.display())}
+	}
+	if err := p.mark(d); err != nil {
+		return err
+	}
+	return p.setValue(d, p.pendingVal)
 }
 
 // mark records that an option was given, rejecting repeats like clap 4.
@@ -332,10 +340,8 @@ func (p *parser) setFlag(d *argDef, short bool) (action, error) {
 	return actionRun, nil
 }
 
+// setValue validates and stores an option's value.
 func (p *parser) setValue(d *argDef, val string) error {
-	if err := p.mark(d); err != nil {
-		return err
-	}
 	if !utf8.ValidString(val) {
 		return &usageError{msg: "invalid UTF-8 was detected in one or more arguments", usage: defaultUsage}
 	}
@@ -361,16 +367,21 @@ func (p *parser) setValue(d *argDef, val string) error {
 // validate applies clap's conflicts_with and requires rules.
 func (p *parser) validate() error {
 	for _, a := range p.order {
+		var with []string
 		for _, b := range p.order {
-			if a == b || !conflicting(a, b) {
-				continue
-			}
-			da, db := lookupID(a), lookupID(b)
-			return &usageError{
-				msg:   fmt.Sprintf("the argument '%s' cannot be used with '%s'", da.display(), db.display()),
-				usage: "b3sum " + da.display() + " <FILE>...",
+			if a != b && conflicting(a, b) {
+				with = append(with, lookupID(b).display())
 			}
 		}
+		if len(with) == 0 {
+			continue
+		}
+		da := lookupID(a)
+		msg := fmt.Sprintf("the argument '%s' cannot be used with '%s'", da.display(), with[0])
+		if len(with) > 1 {
+			msg = fmt.Sprintf("the argument '%s' cannot be used with:\n  %s", da.display(), strings.Join(with, "\n  "))
+		}
+		return &usageError{msg: msg, usage: "b3sum " + da.display() + " <FILE>..."}
 	}
 	// clap waives a requirement when an argument conflicting with the
 	// required one is present: "--quiet --tag" is accepted.

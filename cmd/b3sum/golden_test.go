@@ -469,3 +469,44 @@ func TestGoldenHelpVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestGoldenArgCombos compares random (but fixed) combinations of options,
+// values and file names: exit status, stdout and the first line of stderr
+// must match, which pins down clap's order of checks.
+func TestGoldenArgCombos(t *testing.T) {
+	needRef(t)
+	dir := t.TempDir()
+	for _, f := range []string{"a", "b"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("data "+f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	toks := []string{"a", "b", "-", "--", "-c", "--check", "--quiet", "--raw", "--tag", "--no-names",
+		"--no-mmap", "--keyed", "--derive-key", "ctx", "-l", "3", "--length", "--length=2", "-l=4", "-l5",
+		"--seek", "7", "--seek=1", "--num-threads", "2", "-x", "--bogus", "--bogus=1", "-cl", "-lc", "-c5",
+		"-5", "--raw=1", "=", "-V5", "-=", "missing", "-é"}
+	rng := rand.New(rand.NewSource(42))
+	key := bytes.Repeat([]byte{'k'}, 32)
+	n := 300
+	if testing.Short() {
+		n = 50
+	}
+	for i := 0; i < n; i++ {
+		args := make([]string, rng.Intn(7))
+		for j := range args {
+			args[j] = toks[rng.Intn(len(toks))]
+		}
+		want := runBin(t, refBin, dir, key, args...)
+		got := runBin(t, goBin, dir, key, args...)
+		gotOut := got.stdout
+		if bytes.HasPrefix(gotOut, []byte("b3sum 1.8.1\nbackend: ")) {
+			gotOut = []byte("b3sum 1.8.1\n") // --version's extra line
+		}
+		g, _, _ := bytes.Cut(got.stderr, []byte("\n"))
+		w, _, _ := bytes.Cut(want.stderr, []byte("\n"))
+		if got.code != want.code || !bytes.Equal(gotOut, want.stdout) || !bytes.Equal(g, w) {
+			t.Errorf("b3sum %q:\n got status %d stdout %q stderr %q\nwant status %d stdout %q stderr %q",
+				args, got.code, gotOut, g, want.code, want.stdout, w)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 )
 
 const (
@@ -15,6 +16,8 @@ const (
 	progressDelay = time.Second
 	// progressInterval is the refresh period of the progress line.
 	progressInterval = 250 * time.Millisecond
+	// progressWidth is the widest progress line drawn, in characters.
+	progressWidth = 79
 )
 
 // progress draws a single, self-erasing status line on stderr while a long
@@ -116,15 +119,24 @@ func (m *meter) draw(now time.Time) {
 	} else {
 		line = fmt.Sprintf("b3sum: %s: %s, %s/s", m.name, formatBytes(done), formatBytes(int64(rate)))
 	}
+	if over := utf8.RuneCountInString(line) - progressWidth; over > 0 {
+		// Shorten the name from the left so that the line never wraps
+		// (a wrapped line could not be erased with a carriage return).
+		name := []rune(m.name)
+		keep := max(len(name)-over-1, 8)
+		if keep < len(name) {
+			line = strings.Replace(line, m.name, "…"+string(name[len(name)-keep:]), 1)
+		}
+	}
 	pad := ""
-	if n := len(line); n < m.drawn {
+	if n := utf8.RuneCountInString(line); n < m.drawn {
 		pad = strings.Repeat(" ", m.drawn-n)
 	}
 	m.p.mu.Lock()
 	fmt.Fprintf(m.p.w, "\r%s%s", line, pad)
 	m.p.mu.Unlock()
-	if len(line) > m.drawn {
-		m.drawn = len(line)
+	if n := utf8.RuneCountInString(line); n > m.drawn {
+		m.drawn = n
 	}
 }
 
