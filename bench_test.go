@@ -90,35 +90,25 @@ func BenchmarkSum256(b *testing.B) {
 	}
 }
 
+// streamHash is what BenchmarkStream needs of a streaming hasher.
+type streamHash interface {
+	Write([]byte) (int, error)
+	Sum([]byte) []byte
+}
+
 // BenchmarkStream writes 16 MiB through a Hasher in pieces of each size.
 func BenchmarkStream(b *testing.B) {
 	const total = 16 << 20
 	data := make([]byte, total)
-	type streamer struct {
-		name string
-		hash func() interface {
-			Write([]byte) (int, error)
-			Sum([]byte) []byte
-		}
+	impls := []struct {
+		name  string
+		hash  func() streamHash
 		setup func() func()
-	}
-	impls := []streamer{
-		{"auto", func() interface {
-			Write([]byte) (int, error)
-			Sum([]byte) []byte
-		} { return New() }, noSetup},
-		{"auto-1core", func() interface {
-			Write([]byte) (int, error)
-			Sum([]byte) []byte
-		} { return New() }, oneCore},
-		{"zeebo", func() interface {
-			Write([]byte) (int, error)
-			Sum([]byte) []byte
-		} { return zeebo.New() }, noSetup},
-		{"lukechampine", func() interface {
-			Write([]byte) (int, error)
-			Sum([]byte) []byte
-		} { return luke.New(32, nil) }, noSetup},
+	}{
+		{"auto", func() streamHash { return New() }, noSetup},
+		{"auto-1core", func() streamHash { return New() }, oneCore},
+		{"zeebo", func() streamHash { return zeebo.New() }, noSetup},
+		{"lukechampine", func() streamHash { return luke.New(32, nil) }, noSetup},
 	}
 	for _, piece := range []int{64, 1 << 10, 64 << 10} {
 		for _, im := range impls {

@@ -20,7 +20,8 @@ type Digest struct {
 // Read reads data from the hasher into p. It always fills the entire buffer
 // and never errors, but for the Digest of a hasher with a non-zero input
 // offset (see Hasher.SetInputOffset), which has no output to read. The
-// stream wraps around when reading past 2^64 bytes.
+// output is defined for 2^64 bytes; what reads past that return is
+// unspecified (the position itself wraps modulo 2^64).
 func (d *Digest) Read(p []byte) (n int, err error) {
 	if d.sub != nil {
 		return d.subRead(p)

@@ -174,6 +174,31 @@ func checkVectorCase(t *testing.T, c vectorCase) {
 			checkHasher("clone at "+strconv.Itoa(cut), c)
 			_, _ = c.Write([]byte("more"))
 			checkHasher("original after the clone diverged", h)
+
+			// Both orders of writes after a Clone, with the prefix written in
+			// two pieces so that the buffer has spare capacity: neither may
+			// see the other's input.
+			for _, cloneFirst := range []bool{false, true} {
+				h := newH()
+				_, _ = h.Write(in[:cut/2])
+				_, _ = h.Write(in[cut/2 : cut])
+				c := h.Clone()
+				junk := []byte{'x'}
+				if cloneFirst {
+					_, _ = c.Write(junk)
+					_, _ = h.Write(in[cut:])
+				} else {
+					_, _ = h.Write(in[cut:])
+					_, _ = c.Write(junk)
+				}
+				checkHasher("original beside a diverging clone at "+strconv.Itoa(cut), h)
+				wantC := refOutput(t, m, key, vectorContext, append(in[:cut:cut], junk...), 0, 131)
+				outC := make([]byte, 131)
+				_, _ = c.Digest().Read(outC)
+				if !bytes.Equal(outC, wantC) {
+					t.Errorf("%s: clone at %d (clone wrote first: %v): %s, want %s", m, cut, cloneFirst, shortHex(outC), shortHex(wantC))
+				}
+			}
 		}
 
 		// Reset and reuse, from several states.
