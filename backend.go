@@ -61,10 +61,10 @@ var maxThreads atomic.Int64
 // n <= 0 means GOMAXPROCS (the default); 1 turns multi-core hashing off. The
 // cap never exceeds GOMAXPROCS at the time of the call that hashes.
 //
-// On the native path the threads are those of the library's rayon pool,
-// which is sized once, at the first multi-core hash, to the cap in force
-// then: a later, larger cap does not grow it, while a smaller one (1 above
-// all) is respected.
+// On the native path the threads are those of the library's own rayon pool,
+// sized to the cap in force at each multi-core hash (rebuilt when it
+// changes). Where threads cannot be started, large hashes run on the calling
+// goroutine's thread instead.
 func SetMaxThreads(n int) {
 	if n < 0 {
 		n = 0

@@ -23,7 +23,10 @@
 // altogether, so that a CGO_ENABLED=0 binary is fully static.
 package blake3
 
-import "errors"
+import (
+	"errors"
+	"sync"
+)
 
 // Hashing modes, shared with the native library's ABI.
 const (
@@ -121,7 +124,7 @@ func NewDeriveKey(context string) *Hasher {
 	h := &Hasher{mode: modeDeriveKey, context: context}
 	if lib != nil && nativeContextKey(context, &h.key) != 0 {
 		// Not UTF-8: the crate takes &str, so this hasher uses the Go path.
-		h.g = h.goHasher()
+		h.setGo()
 	}
 	h.start()
 	return h
@@ -132,14 +135,20 @@ func NewDeriveKey(context string) *Hasher {
 func sumNative(data, out []byte) {
 	var rc int32
 	if len(data) >= parallelMin && threads() > 1 {
-		h := Hasher{mode: modeHash}
+		h := hashers.Get().(*Hasher)
+		h.Reset()
 		h.cross(data)
-		rc = stFinalize(h.st, 0, out)
+		rc = stFinalize(h.state(), 0, out)
+		hashers.Put(h)
 	} else {
 		rc = nativeHash(data, out)
 	}
 	must(rc)
 }
+
+// hashers are Hashers for one-shot hashes that go through a state, reused so
+// that such a hash allocates nothing.
+var hashers = sync.Pool{New: func() any { return new(Hasher) }}
 
 // must turns an error code from a call that cannot fail on valid input into
 // a panic: it means a broken library or a bug in this package, never bad

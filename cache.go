@@ -75,6 +75,9 @@ func writeAtomically(dir, path string, lib []byte) error {
 		err = os.Chmod(tmp, 0o500)
 	}
 	if err == nil {
+		// Windows refuses to replace a read-only file (the 0500 above), so a
+		// damaged one is made writable first.
+		_ = os.Chmod(path, 0o600)
 		err = os.Rename(tmp, path)
 		if err != nil && sameBytes(path, lib) {
 			err = nil // another process won the race with the same bytes

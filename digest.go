@@ -11,10 +11,11 @@ import (
 // Digest captures the state of a Hasher, allowing reading and seeking
 // through the output stream. It satisfies io.Reader and io.Seeker.
 type Digest struct {
-	g   *zeebo.Digest // the Go path
-	st  []uint64      // the native state, never changed after creation
-	pos uint64        // the native path's output position
-	sub *subOutput    // a merged subtree root, or an error (subtree.go)
+	g   zeebo.Digest // the Go path, when gon is set
+	gon bool
+	st  []uint64   // the native state, never changed after creation
+	pos uint64     // the native path's output position
+	sub *subOutput // a merged subtree root, or an error (subtree.go)
 }
 
 // Read reads data from the hasher into p. It always fills the entire buffer
@@ -26,7 +27,7 @@ func (d *Digest) Read(p []byte) (n int, err error) {
 	if d.sub != nil {
 		return d.subRead(p)
 	}
-	if d.g != nil {
+	if d.gon {
 		return d.g.Read(p)
 	}
 	if d.st == nil {
@@ -41,7 +42,7 @@ func (d *Digest) Read(p []byte) (n int, err error) {
 // io.SeekCurrent are allowed; the output has no end to seek from. A negative
 // resulting position is an error.
 func (d *Digest) Seek(offset int64, whence int) (int64, error) {
-	if d.g != nil {
+	if d.gon {
 		return d.g.Seek(offset, whence)
 	}
 	switch whence {

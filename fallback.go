@@ -23,6 +23,15 @@ func goSIMD() string {
 	return "portable"
 }
 
+// setGo puts h on the Go path for good.
+func (h *Hasher) setGo() {
+	h.g, h.gon = *h.goHasher(), true
+}
+
+// goDigest wraps a zeebo Digest, held by value so that a copy of the Digest
+// is independent.
+func goDigest(d *zeebo.Digest) *Digest { return &Digest{g: *d, gon: true} }
+
 // goHasher is a zeebo hasher in the same mode as h.
 func (h *Hasher) goHasher() *zeebo.Hasher {
 	switch h.mode {

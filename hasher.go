@@ -20,21 +20,42 @@ type Hasher struct {
 	key     [32]byte // the key (keyed), or the context key (derive-key, native)
 	context string   // the derive-key context, for the Go path
 
-	// g, when set, is the Go path for this hasher: there is no library, or
-	// the derive-key context is not UTF-8.
-	g *zeebo.Hasher
-
-	st   []uint64 // native state, allocated at the first crossing
-	live bool     // st is initialized and holds the input before buf
-	buf  []byte   // input not yet handed to the library
+	// g is the Go path for this hasher when gon is set: there is no
+	// library, or the derive-key context is not UTF-8.
+	g   zeebo.Hasher
+	gon bool
 
 	sub *subState // set by SetInputOffset: the hasher hashes a subtree (subtree.go)
+
+	// The native state and the input not yet handed to the library live in
+	// the Hasher itself, not behind pointers, so that a copy of a Hasher by
+	// value (h2 := *h, which zeebo's Hasher allows) is an independent hasher
+	// here too. The state is pointer-free memory that only the library
+	// writes, and only during a call.
+	live bool                  // st is initialized and holds the input before buf
+	nbuf int                   // bytes of input in buf
+	st   [maxStateWords]uint64 // native state: its first lib.stateWords words
+	buf  [bufSize]byte         // input not yet handed to the library
 }
+
+// maxStateWords bounds the native state the Hasher holds inline (2 KiB);
+// the loader refuses a library whose state is larger. blake3 1.8.1's is
+// 1976 bytes.
+const maxStateWords = 256
+
+// state is the native state, as the library sees it.
+func (h *Hasher) state() []uint64 { return h.st[:lib.stateWords] }
+
+// pending is the input gathered and not yet handed to the library.
+func (h *Hasher) pending() []byte { return h.buf[:h.nbuf] }
+
+// push gathers p, which fits.
+func (h *Hasher) push(p []byte) { h.nbuf += copy(h.buf[h.nbuf:], p) }
 
 // start puts h on the Go path when there is no library.
 func (h *Hasher) start() {
-	if lib == nil && h.g == nil {
-		h.g = h.goHasher()
+	if lib == nil && !h.gon {
+		h.setGo()
 	}
 }
 
@@ -46,24 +67,24 @@ func (h *Hasher) Write(p []byte) (int, error) {
 		return h.subWrite(p)
 	}
 	h.start()
-	if h.g != nil {
+	if h.gon {
 		return h.g.Write(p)
 	}
 	n := len(p)
-	if len(h.buf)+len(p) <= bufSize {
-		h.buf = append(h.buf, p...)
+	if h.nbuf+len(p) <= bufSize {
+		h.push(p)
 		return n, nil
 	}
-	if len(h.buf) > 0 {
-		k := bufSize - len(h.buf)
-		h.buf = append(h.buf, p[:k]...)
+	if h.nbuf > 0 {
+		k := bufSize - h.nbuf
+		h.push(p[:k])
 		p = p[k:]
 		h.flush()
 	}
 	if len(p) >= bufSize {
 		h.cross(p)
 	} else {
-		h.buf = append(h.buf, p...)
+		h.push(p)
 	}
 	return n, nil
 }
@@ -75,11 +96,11 @@ func (h *Hasher) WriteString(s string) (int, error) {
 		return h.subWrite([]byte(s))
 	}
 	h.start()
-	if h.g != nil {
+	if h.gon {
 		return h.g.WriteString(s)
 	}
-	if len(h.buf)+len(s) <= bufSize {
-		h.buf = append(h.buf, s...)
+	if h.nbuf+len(s) <= bufSize {
+		h.nbuf += copy(h.buf[h.nbuf:], s)
 		return len(s), nil
 	}
 	return h.Write([]byte(s))
@@ -88,35 +109,32 @@ func (h *Hasher) WriteString(s string) (int, error) {
 // cross hands p to the library, initializing the state first if needed.
 func (h *Hasher) cross(p []byte) {
 	if !h.live {
-		if h.st == nil {
-			h.st = newState()
-		}
-		must(stInit(h.st, h))
+		must(stInit(h.state(), h))
 		h.live = true
 	}
-	must(stUpdate(h.st, p))
+	must(stUpdate(h.state(), p))
 }
 
 // flush hands the gathered input to the library.
 func (h *Hasher) flush() {
-	if len(h.buf) > 0 {
-		h.cross(h.buf)
-		h.buf = h.buf[:0]
+	if h.nbuf > 0 {
+		h.cross(h.pending())
+		h.nbuf = 0
 	}
 }
 
 // small reports whether everything written so far is still on the Go side
 // and short enough that the Go path is faster.
-func (h *Hasher) small() bool { return !h.live && len(h.buf) < goMax }
+func (h *Hasher) small() bool { return !h.live && h.nbuf < goMax }
 
 // Reset implements part of the hash.Hash interface. It causes the Hasher to
 // act as if it was newly created.
 func (h *Hasher) Reset() {
-	if h.g != nil {
+	if h.gon {
 		h.g.Reset()
 	}
 	h.live = false
-	h.buf = h.buf[:0]
+	h.nbuf = 0
 	h.sub = nil
 }
 
@@ -125,16 +143,9 @@ func (h *Hasher) Reset() {
 // Modifying the resulting Hasher will not modify the original Hasher, and
 // vice versa.
 func (h *Hasher) Clone() *Hasher {
-	c := &Hasher{mode: h.mode, key: h.key, context: h.context, live: h.live, sub: h.sub.clone()}
-	if h.g != nil {
-		c.g = h.g.Clone()
-	}
-	if h.live {
-		c.st = slices.Clone(h.st)
-	}
-	if len(h.buf) > 0 {
-		c.buf = slices.Clone(h.buf)
-	}
+	c := new(Hasher)
+	*c = *h
+	c.sub = h.sub.clone()
 	return c
 }
 
@@ -154,22 +165,22 @@ func (h *Hasher) Sum(b []byte) []byte {
 		return s
 	}
 	h.start()
-	if h.g != nil {
+	if h.gon {
 		return h.g.Sum(b)
 	}
 	if h.small() {
 		if h.mode == modeHash {
-			s := goSum256(h.buf)
+			s := goSum256(h.pending())
 			return append(b, s[:]...)
 		}
 		g := h.goHasher()
-		_, _ = g.Write(h.buf)
+		_, _ = g.Write(h.pending())
 		return g.Sum(b)
 	}
 	h.flush()
 	n := len(b)
 	b = slices.Grow(b, 32)[:n+32]
-	must(stFinalize(h.st, 0, b[n:]))
+	must(stFinalize(h.state(), 0, b[n:]))
 	return b
 }
 
@@ -181,16 +192,16 @@ func (h *Hasher) Digest() *Digest {
 		return d
 	}
 	h.start()
-	if h.g != nil {
-		return &Digest{g: h.g.Digest()}
+	if h.gon {
+		return goDigest(h.g.Digest())
 	}
 	if h.small() {
 		g := h.goHasher()
-		_, _ = g.Write(h.buf)
-		return &Digest{g: g.Digest()}
+		_, _ = g.Write(h.pending())
+		return goDigest(g.Digest())
 	}
 	h.flush()
-	return &Digest{st: slices.Clone(h.st)}
+	return &Digest{st: slices.Clone(h.state())}
 }
 
 // scratch is output memory for one-shot calls: heap memory without Go

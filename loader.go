@@ -27,6 +27,7 @@ type loadConfig struct {
 	embedded []byte // the library embedded for this GOOS/GOARCH, if any
 	cacheDir string // where an embedded library may be written ("" = default)
 	noMemfd  bool   // skip loading from memory (tests simulate its absence)
+	noCache  bool   // never load from the cache folder (privileged processes)
 }
 
 // loaded is a library that passed every check.
@@ -36,10 +37,16 @@ type loaded struct {
 }
 
 func init() {
-	setBackend(selectBackend(os.Getenv("BLAKE3_BACKEND"), loadConfig{
+	mode, cfg := os.Getenv("BLAKE3_BACKEND"), loadConfig{
 		library:  os.Getenv("BLAKE3_LIBRARY"),
 		embedded: embeddedLibrary,
-	}))
+	}
+	if privileged() {
+		// setuid and the like: the environment is the invoking user's, so it
+		// chooses nothing, and no file the user could swap is loaded.
+		mode, cfg = "", loadConfig{embedded: embeddedLibrary, noCache: true}
+	}
+	setBackend(selectBackend(mode, cfg))
 }
 
 // selectBackend applies BLAKE3_BACKEND to the outcome of loading.
@@ -125,7 +132,7 @@ func bind(h uintptr) (*symbols, error) {
 // for.
 const (
 	minStateSize = 64
-	maxStateSize = 64 << 10
+	maxStateSize = maxStateWords * 8
 )
 
 // check verifies the ABI version, the state layout and a known-answer test.
@@ -158,6 +165,9 @@ func openEmbedded(cfg loadConfig) (*loaded, error) {
 		}
 		memErr = err
 	}
+	if cfg.noCache {
+		return nil, fmt.Errorf("%w (the cache folder is not used by a privileged process)", memErr)
+	}
 	path, err := cachedLibrary(cfg.cacheDir, cfg.embedded)
 	if err != nil {
 		if memErr != nil {
@@ -174,16 +184,32 @@ func contentName(sum []byte) string {
 	return libPrefix + "-" + hex.EncodeToString(sum[:16]) + libSuffix
 }
 
+// The library's rayon pool, sized from Go: built at the first multi-core
+// update with the thread count allowed then, and rebuilt when that count
+// changes (GOMAXPROCS or SetMaxThreads). A size the library could not get
+// (threads refused, by a pids limit say) is not asked for again; those
+// updates run on the calling thread.
 var (
-	threadsOnce sync.Once
-	threadsOK   bool
+	poolMu     sync.Mutex
+	poolSize   int
+	poolFailed int
 )
 
-// startThreads sizes rayon's pool once, before its first use; later calls
-// report how that went. rayon cannot resize its global pool.
+// startThreads makes the pool n threads wide, and reports whether it is.
 func startThreads(s *symbols, n int) bool {
-	threadsOnce.Do(func() { threadsOK = ffiInitThreads(s, n) == 0 })
-	return threadsOK
+	poolMu.Lock()
+	defer poolMu.Unlock()
+	switch {
+	case n == poolSize:
+		return true
+	case n == poolFailed:
+		return false
+	case ffiInitThreads(s, n) != 0:
+		poolFailed = n
+		return false
+	}
+	poolSize = n
+	return true
 }
 
 // nativeBackend describes a loaded library.

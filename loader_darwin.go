@@ -2,7 +2,10 @@
 
 package blake3
 
-import "errors"
+import (
+	"errors"
+	"os"
+)
 
 const (
 	libPrefix = "libblake3_purego"
@@ -16,3 +19,7 @@ func openFromMemory([]byte) (*loaded, error) {
 }
 
 func checkObject(string) error { return nil }
+
+// privileged reports whether the process runs setuid or setgid, when its
+// environment must not choose the code it loads.
+func privileged() bool { return os.Getuid() != os.Geteuid() || os.Getgid() != os.Getegid() }

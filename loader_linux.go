@@ -4,12 +4,14 @@ package blake3
 
 import (
 	"debug/elf"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
 
+	"github.com/ebitengine/purego"
 	"golang.org/x/sys/unix"
 )
 
@@ -18,27 +20,87 @@ const (
 	libSuffix = ".so"
 )
 
-// openFromMemory loads the library from an anonymous memory file: nothing is
-// written to disk. The descriptor is closed once dlopen has mapped it.
+// rtldNoload is glibc's RTLD_NOLOAD: dlopen only finds an object already
+// loaded under that name.
+const rtldNoload = 0x4
+
+// memfds keeps open the memory files whose libraries were loaded: glibc
+// finds loaded objects by name, so while the library is mapped its name
+// /proc/self/fd/N must not be reused by another file (another package's
+// memfd, say, which would then get this library back from dlopen).
+var memfds []*os.File
+
+// openFromMemory loads the library from an anonymous, sealed memory file:
+// nothing is written to disk, and nothing can change the bytes between the
+// checks and dlopen.
 func openFromMemory(lib []byte) (*loaded, error) {
-	fd, err := unix.MemfdCreate("blake3_purego", unix.MFD_CLOEXEC)
+	fd, err := unix.MemfdCreate("blake3_purego", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING|unix.MFD_EXEC)
+	if errors.Is(err, unix.EINVAL) {
+		// Kernels before 6.3 do not know MFD_EXEC (and need no such flag).
+		fd, err = unix.MemfdCreate("blake3_purego", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("memfd_create: %w", err)
 	}
 	f := os.NewFile(uintptr(fd), "memfd:blake3_purego")
-	defer f.Close()
 	if _, err := f.Write(lib); err != nil {
+		f.Close()
 		return nil, fmt.Errorf("memfd write: %w", err)
 	}
-	path := fmt.Sprintf("/proc/self/fd/%d", fd)
-	return openChecked(path, "embedded (memfd)")
+	seals := unix.F_SEAL_WRITE | unix.F_SEAL_SHRINK | unix.F_SEAL_GROW | unix.F_SEAL_SEAL
+	if _, err := unix.FcntlInt(f.Fd(), unix.F_ADD_SEALS, seals); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("memfd seals: %w", err)
+	}
+	// A name another object was loaded under (a closed memfd with the same
+	// number, by other code) would give that object back: move to a number
+	// whose name is free.
+	for range 8 {
+		path := fmt.Sprintf("/proc/self/fd/%d", f.Fd())
+		if !loadedAs(path) {
+			l, err := openChecked(path, "embedded (memfd)")
+			if err != nil {
+				f.Close()
+				return nil, err
+			}
+			memfds = append(memfds, f)
+			return l, nil
+		}
+		nfd, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, int(f.Fd())+1)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("memfd dup: %w", err)
+		}
+		f = os.NewFile(uintptr(nfd), "memfd:blake3_purego")
+	}
+	f.Close()
+	return nil, errors.New("memfd: every name tried was taken by another loaded object")
 }
+
+// loadedAs reports whether an object is already loaded under this name.
+func loadedAs(path string) bool {
+	h, err := purego.Dlopen(path, purego.RTLD_LAZY|rtldNoload)
+	if err != nil || h == 0 {
+		return false
+	}
+	_ = purego.Dlclose(h)
+	return true
+}
+
+// maxObjectSize bounds what checkObject parses: the library is under 1 MB.
+const maxObjectSize = 64 << 20
 
 // checkObject refuses, before dlopen sees it, a file that is not an ELF
 // shared object for this machine (glibc says "No such file or directory"
 // for another architecture) or that is truncated (glibc maps segments past
-// the end of the file and the process dies of SIGBUS).
-func checkObject(path string) error {
+// the end of the file and the process dies of SIGBUS). debug/elf is not
+// hardened against hostile input, so a panic in it is a refusal too.
+func checkObject(path string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("not a valid ELF shared object (%v)", r)
+		}
+	}()
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -48,8 +110,11 @@ func checkObject(path string) error {
 	if err != nil {
 		return err
 	}
-	if fi.Size() == 0 {
-		return fmt.Errorf("empty file")
+	switch {
+	case fi.Size() == 0:
+		return errors.New("empty file")
+	case fi.Size() > maxObjectSize:
+		return fmt.Errorf("%d bytes is too large for this library", fi.Size())
 	}
 	ef, err := elf.NewFile(f)
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
@@ -71,4 +136,26 @@ func checkObject(path string) error {
 		}
 	}
 	return nil
+}
+
+// atSecure is the auxiliary vector's AT_SECURE tag.
+const atSecure = 23
+
+// privileged reports whether the process runs with more rights than the
+// user who started it (setuid, setgid, file capabilities: the kernel's
+// AT_SECURE), whose environment must then not choose the code it loads.
+func privileged() bool {
+	if os.Getuid() != os.Geteuid() || os.Getgid() != os.Getegid() {
+		return true
+	}
+	auxv, err := os.ReadFile("/proc/self/auxv")
+	if err != nil {
+		return false
+	}
+	for i := 0; i+16 <= len(auxv); i += 16 {
+		if binary.NativeEndian.Uint64(auxv[i:]) == atSecure {
+			return binary.NativeEndian.Uint64(auxv[i+8:]) != 0
+		}
+	}
+	return false
 }

@@ -40,3 +40,6 @@ func openFromMemory([]byte) (*loaded, error) {
 func privateDir(string, os.FileInfo) error { return nil }
 
 func checkObject(string) error { return nil }
+
+// privileged: Windows has no setuid; a process's environment is its own.
+func privileged() bool { return false }

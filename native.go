@@ -7,11 +7,6 @@ package blake3
 
 import "unsafe"
 
-// newState allocates a native hasher state. It is a []uint64 so that it is
-// 8-byte aligned (the loader refused any library that needs more) and holds
-// no Go pointers.
-func newState() []uint64 { return make([]uint64, lib.stateWords) }
-
 // stInit initializes st in h's mode.
 func stInit(st []uint64, h *Hasher) int32 {
 	switch h.mode {

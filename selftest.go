@@ -15,8 +15,9 @@ import (
 )
 
 // selfTestLens cover one block, a partial and a full chunk, the chunk edge,
-// and several chunks with a partial last one (more than one subtree level).
-var selfTestLens = []int{0, 1, 64, 1023, 1024, 1025, 2049, 5121}
+// several chunks with a partial last one (more than one subtree level), and
+// 16 chunks and one byte (the widest SIMD kernel, AVX-512's 16 lanes).
+var selfTestLens = []int{0, 1, 64, 1023, 1024, 1025, 2049, 5121, 16385}
 
 func selfTest(s *symbols) error {
 	out := make([]byte, 131)
@@ -59,10 +60,35 @@ func selfTest(s *symbols) error {
 		}); err != nil {
 			return err
 		}
+		// Far into the output, as a Digest after Seek reads it.
+		if err := expect("hash at output offset 2^40", n, zeeboAt(zh, 1<<40), func(o []byte) int32 {
+			rc := ffiInit(s, st)
+			if rc == 0 {
+				rc = ffiUpdate(s, st, data)
+			}
+			if rc == 0 {
+				rc = ffiFinalize(s, st, 1<<40, o)
+			}
+			return rc
+		}); err != nil {
+			return err
+		}
 		zk, _ := zeebo.NewKeyed(key[:])
 		_, _ = zk.Write(data)
 		_, _ = zk.Digest().Read(want)
 		if err := expect("keyed hash", n, want, func(o []byte) int32 { return ffiKeyedHash(s, key, data, o) }); err != nil {
+			return err
+		}
+		if err := expect("streamed keyed hash", n, want, func(o []byte) int32 {
+			rc := ffiInitKeyed(s, st, key)
+			if rc == 0 {
+				rc = ffiUpdate(s, st, data)
+			}
+			if rc == 0 {
+				rc = ffiFinalize(s, st, 0, o)
+			}
+			return rc
+		}); err != nil {
 			return err
 		}
 		zeebo.DeriveKey(vectorContext, data, want)
@@ -82,7 +108,41 @@ func selfTest(s *symbols) error {
 			return err
 		}
 	}
-	return nil
+	return selfTestSubtrees(s, in[:2*1024], st)
+}
+
+// selfTestSubtrees hashes two 1 KiB chunks as subtrees and merges them into
+// the root, which must be the hash of the 2 KiB.
+func selfTestSubtrees(s *symbols, in []byte, st []uint64) error {
+	var left, right [32]byte
+	for i, cv := range []*[32]byte{&left, &right} {
+		rc := ffiInit(s, st)
+		if rc == 0 {
+			rc = ffiSetInputOffset(s, st, uint64(i*1024))
+		}
+		if rc == 0 {
+			rc = ffiUpdate(s, st, in[i*1024:(i+1)*1024])
+		}
+		if rc == 0 {
+			rc = ffiFinalizeNonRoot(s, st, cv)
+		}
+		if rc != 0 {
+			return fmt.Errorf("subtree %d: code %d", i, rc)
+		}
+	}
+	want := zeebo.Sum256(in)
+	return expect("merged subtrees", len(in), want[:], func(o []byte) int32 {
+		return ffiMergeRoot(s, &left, &right, modeHash, nil, 0, o)
+	})
+}
+
+// zeeboAt is 32 bytes of zh's output from offset off.
+func zeeboAt(zh *zeebo.Hasher, off int64) []byte {
+	d := zh.Digest()
+	_, _ = d.Seek(off, 0)
+	out := make([]byte, 32)
+	_, _ = d.Read(out)
+	return out
 }
 
 // expect runs f into a fresh buffer of len(want) bytes and compares.

@@ -100,7 +100,7 @@ func (s *subState) clone() *subState {
 
 // goPath reports whether h's subtree operations run on the Go path: there
 // is no library, or h is a derive-key hasher whose context is not UTF-8.
-func (h *Hasher) goPath() bool { return lib == nil || h.g != nil }
+func (h *Hasher) goPath() bool { return lib == nil || h.gon }
 
 // SetInputOffset makes h hash the subtree of a larger input that starts at
 // input byte offset, a multiple of 1024, and turns on FinalizeNonRoot. It
@@ -134,8 +134,8 @@ func (h *Hasher) SetInputOffset(offset uint64) error {
 // written reports whether h, not yet a subtree hasher, accepted input.
 func (h *Hasher) written() bool {
 	h.start()
-	if h.g == nil {
-		return h.live || len(h.buf) > 0
+	if !h.gon {
+		return h.live || h.nbuf > 0
 	}
 	// zeebo's hasher does not tell its length; an empty one has the digest
 	// of the empty input, which no other input has.
@@ -156,13 +156,10 @@ func (h *Hasher) beginSubtree(offset uint64) {
 		key, flags := h.goModeKey()
 		s.t.init(key, flags, offset/chunkLen)
 	} else {
-		if h.st == nil {
-			h.st = newState()
-		}
-		must(stInit(h.st, h))
-		must(nativeSetInputOffset(h.st, offset))
+		must(stInit(h.state(), h))
+		must(nativeSetInputOffset(h.state(), offset))
 		h.live = true
-		h.buf = h.buf[:0]
+		h.nbuf = 0
 	}
 	h.sub = s
 }
@@ -184,32 +181,32 @@ func (h *Hasher) subWrite(p []byte) (int, error) {
 	}
 	// Native: gather small writes, as Write does; the state was initialized
 	// by beginSubtree.
-	if len(h.buf)+len(p) <= bufSize {
-		h.buf = append(h.buf, p...)
+	if h.nbuf+len(p) <= bufSize {
+		h.push(p)
 		return len(p), nil
 	}
 	h.subFlush()
 	if len(p) >= bufSize {
 		h.subUpdate(p)
 	} else {
-		h.buf = append(h.buf, p...)
+		h.push(p)
 	}
 	return len(p), nil
 }
 
 func (h *Hasher) subFlush() {
-	if len(h.buf) > 0 {
-		h.subUpdate(h.buf)
-		h.buf = h.buf[:0]
+	if h.nbuf > 0 {
+		h.subUpdate(h.pending())
+		h.nbuf = 0
 	}
 }
 
 // subUpdate hands p to the library; subWrite checked its length.
 func (h *Hasher) subUpdate(p []byte) {
 	if h.sub.single {
-		must(nativeUpdate1(h.st, p))
+		must(nativeUpdate1(h.state(), p))
 	} else {
-		must(stUpdate(h.st, p))
+		must(stUpdate(h.state(), p))
 	}
 }
 
@@ -289,7 +286,7 @@ func (h *Hasher) FinalizeNonRoot() (Subtree, error) {
 		return out, nil
 	}
 	h.subFlush()
-	must(nativeFinalizeNonRoot(h.st, &out.CV))
+	must(nativeFinalizeNonRoot(h.state(), &out.CV))
 	return out, nil
 }
 

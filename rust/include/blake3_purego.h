@@ -18,7 +18,9 @@
  *     no resources, so it may be copied byte for byte (clone) and dropped
  *     without a call. It must be initialized by one of the init functions
  *     before any other use; a state that was not is BLAKE3_PUREGO_ERR_STATE.
- *   - No global mutable state but rayon's thread pool.
+ *   - No global mutable state but the library's rayon thread pool.
+ *   - Inputs may overlap outputs (e.g. derive a key in place): every input
+ *     is read in full before the output is written.
  *
  * Return values: the int32_t functions return BLAKE3_PUREGO_OK (0) or one of
  * the negative error codes below.
@@ -100,7 +102,9 @@ int32_t blake3_purego_init_context_key(void *state, const uint8_t *context_key);
 
 /* Add input on the calling thread. */
 int32_t blake3_purego_update(void *state, const uint8_t *input, size_t len);
-/* Add input using rayon's thread pool (blake3's update_rayon). */
+/* Add input on the library's rayon pool (blake3's update_rayon), or on the
+ * calling thread while no pool has been built
+ * (blake3_purego_init_threads). */
 int32_t blake3_purego_update_rayon(void *state, const uint8_t *input, size_t len);
 
 /* Write out_len bytes of the root output (XOF) starting at output byte
@@ -166,12 +170,14 @@ int32_t blake3_purego_left_subtree_len(uint64_t input_len, uint64_t *len_out);
 
 /* --- Threads -------------------------------------------------------------- */
 
-/* Build rayon's global pool with n threads (n >= 1), before the first
- * blake3_purego_update_rayon. Calling it again with the same n is OK. */
+/* Build (or rebuild, when n differs) the library's own rayon pool with n
+ * threads (n >= 1). rayon's global pool is never used. On failure
+ * (BLAKE3_PUREGO_ERR_THREADS: the threads could not be spawned) any earlier
+ * pool stays in use. A pool being replaced finishes the updates running on
+ * it first. */
 int32_t blake3_purego_init_threads(size_t n);
 
-/* Threads in rayon's global pool (building it with rayon's defaults if no
- * one did). */
+/* Threads in the library's pool; 0 while none has been built. */
 size_t blake3_purego_num_threads(void);
 
 #ifdef __cplusplus

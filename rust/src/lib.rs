@@ -13,6 +13,7 @@ use blake3::Hasher;
 use std::mem::{align_of, size_of};
 use std::ptr;
 use std::slice;
+use std::sync::{Arc, Mutex};
 
 const ABI_VERSION: u32 = 1;
 const KEY_LEN: usize = 32;
@@ -116,7 +117,28 @@ unsafe fn array32(p: *const u8) -> Result<[u8; KEY_LEN], i32> {
 /// A non-NULL `p` must be valid for `size_of::<State>()` bytes with
 /// `align_of::<State>()` alignment, and not aliased for the call.
 unsafe fn state_mut<'a>(p: *mut u8) -> Result<&'a mut State, i32> {
-    let s = p as *mut State;
+    // SAFETY: forwarded; p is the caller's exclusive state.
+    let s = unsafe { checked_state(p) }? as *mut State;
+    // SAFETY: initialized by an init function, as the magic shows.
+    Ok(unsafe { &mut *s })
+}
+
+/// # Safety
+/// As for `state_mut`, for reads only: no `&mut` is made, so several
+/// readers of one state (copies of a Digest) never alias a unique borrow.
+unsafe fn state_ref<'a>(p: *const u8) -> Result<&'a State, i32> {
+    // SAFETY: forwarded.
+    let s = unsafe { checked_state(p) }?;
+    // SAFETY: initialized by an init function, as the magic shows.
+    Ok(unsafe { &*s })
+}
+
+/// Checks a state pointer: not NULL, aligned, and initialized (its magic).
+///
+/// # Safety
+/// A non-NULL, aligned `p` must be valid for reads of a `State`.
+unsafe fn checked_state(p: *const u8) -> Result<*const State, i32> {
+    let s = p as *const State;
     if s.is_null() || (s as usize) % align_of::<State>() != 0 {
         return Err(ERR_NULL);
     }
@@ -125,15 +147,17 @@ unsafe fn state_mut<'a>(p: *mut u8) -> Result<&'a mut State, i32> {
     if unsafe { ptr::addr_of!((*s).magic).read() } != MAGIC {
         return Err(ERR_STATE);
     }
-    // SAFETY: initialized by an init function, as the magic shows.
-    Ok(unsafe { &mut *s })
+    Ok(s)
 }
 
-/// # Safety
-/// As for `state_mut`, for reads.
-unsafe fn state_ref<'a>(p: *const u8) -> Result<&'a State, i32> {
-    // SAFETY: forwarded; the result is only used as a shared reference.
-    unsafe { state_mut(p as *mut u8).map(|s| &*s) }
+/// Checks an output (pointer, length) pair without making a slice yet, so
+/// that no `&mut` to the output exists while an input that may overlap it
+/// (DeriveKey(ctx, k, k)) is still borrowed.
+fn output_ok(p: *mut u8, len: usize) -> Result<(), i32> {
+    if p.is_null() && len != 0 {
+        return Err(ERR_NULL);
+    }
+    Ok(())
 }
 
 /// Writes a fresh state into caller memory.
@@ -339,7 +363,15 @@ pub unsafe extern "C" fn blake3_purego_update_rayon(
         let s = unsafe { state_mut(state) }?;
         let data = unsafe { input(data, len) }?;
         check_room(s, data.len())?;
-        s.hasher.update_rayon(data);
+        match pool() {
+            // Inside install, blake3's joins run on this pool's threads.
+            Some(p) => p.install(|| {
+                s.hasher.update_rayon(data);
+            }),
+            None => {
+                s.hasher.update(data);
+            }
+        }
         Ok(())
     })())
 }
@@ -408,14 +440,10 @@ pub unsafe extern "C" fn blake3_purego_hash(
 ) -> i32 {
     // SAFETY: per the header contract.
     code((|| {
-        let data = unsafe { input(data, len) }?;
-        let out = unsafe { output(out, out_len) }?;
-        if out.len() == blake3::OUT_LEN {
-            out.copy_from_slice(blake3::hash(data).as_bytes());
-            plant(out);
-        } else {
-            fill_xof(Hasher::new().update(data).finalize_xof(), 0, out);
-        }
+        output_ok(out, out_len)?;
+        let reader = Hasher::new().update(unsafe { input(data, len) }?).finalize_xof();
+        // SAFETY: the input is no longer borrowed.
+        fill_xof(reader, 0, unsafe { output(out, out_len) }?);
         Ok(())
     })())
 }
@@ -433,9 +461,10 @@ pub unsafe extern "C" fn blake3_purego_keyed_hash(
     // SAFETY: per the header contract.
     code((|| {
         let key = unsafe { array32(key) }?;
-        let data = unsafe { input(data, len) }?;
-        let out = unsafe { output(out, out_len) }?;
-        fill_xof(Hasher::new_keyed(&key).update(data).finalize_xof(), 0, out);
+        output_ok(out, out_len)?;
+        let reader = Hasher::new_keyed(&key).update(unsafe { input(data, len) }?).finalize_xof();
+        // SAFETY: the input is no longer borrowed.
+        fill_xof(reader, 0, unsafe { output(out, out_len) }?);
         Ok(())
     })())
 }
@@ -454,9 +483,12 @@ pub unsafe extern "C" fn blake3_purego_derive_key(
     // SAFETY: per the header contract.
     code((|| {
         let ctx = context_str(unsafe { input(context, context_len) }?)?;
-        let material = unsafe { input(material, len) }?;
-        let out = unsafe { output(out, out_len) }?;
-        fill_xof(Hasher::new_derive_key(ctx).update(material).finalize_xof(), 0, out);
+        output_ok(out, out_len)?;
+        let reader = Hasher::new_derive_key(ctx)
+            .update(unsafe { input(material, len) }?)
+            .finalize_xof();
+        // SAFETY: the context and material are no longer borrowed.
+        fill_xof(reader, 0, unsafe { output(out, out_len) }?);
         Ok(())
     })())
 }
@@ -609,26 +641,58 @@ pub unsafe extern "C" fn blake3_purego_left_subtree_len(input_len: u64, len_out:
     if input_len <= CHUNK_LEN {
         return ERR_LENGTH;
     }
+    // The crate computes (input_len + 1) / 2 first, which wraps at u64::MAX;
+    // every length above 2^63 has a left subtree of 2^63.
+    let left = if input_len > 1 << 63 { 1 << 63 } else { hazmat::left_subtree_len(input_len) };
     // SAFETY: non-NULL, valid for a u64 write per the header.
-    unsafe { len_out.write_unaligned(hazmat::left_subtree_len(input_len)) };
+    unsafe { len_out.write_unaligned(left) };
     OK
 }
 
 // --- Threads ----------------------------------------------------------------
+
+/// The library's own rayon pool. rayon's global pool is never used: it
+/// cannot be resized, and after a failed build (threads refused by a pids
+/// limit, say) the global registry panics on every use. None until
+/// blake3_purego_init_threads succeeds.
+static POOL: Mutex<Option<Arc<rayon_core::ThreadPool>>> = Mutex::new(None);
+
+/// The pool, if one was built. A poisoned lock cannot happen (panics abort),
+/// but is not a reason to abort either.
+fn pool() -> Option<Arc<rayon_core::ThreadPool>> {
+    let guard = match POOL.lock() {
+        Ok(g) => g,
+        Err(poisoned) => poisoned.into_inner(),
+    };
+    guard.clone()
+}
 
 #[no_mangle]
 pub extern "C" fn blake3_purego_init_threads(n: usize) -> i32 {
     if n == 0 {
         return ERR_LENGTH;
     }
-    match rayon_core::ThreadPoolBuilder::new().num_threads(n).build_global() {
-        Ok(()) => OK,
-        Err(_) if rayon_core::current_num_threads() == n => OK,
+    let mut guard = match POOL.lock() {
+        Ok(g) => g,
+        Err(poisoned) => poisoned.into_inner(),
+    };
+    if let Some(p) = guard.as_ref() {
+        if p.current_num_threads() == n {
+            return OK;
+        }
+    }
+    match rayon_core::ThreadPoolBuilder::new().num_threads(n).build() {
+        Ok(p) => {
+            // A pool being replaced finishes the work it holds (its users
+            // keep an Arc) and its threads exit when the last user drops it.
+            *guard = Some(Arc::new(p));
+            OK
+        }
         Err(_) => ERR_THREADS,
     }
 }
 
 #[no_mangle]
 pub extern "C" fn blake3_purego_num_threads() -> usize {
-    rayon_core::current_num_threads()
+    pool().map_or(0, |p| p.current_num_threads())
 }
