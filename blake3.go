@@ -44,7 +44,7 @@ const (
 // scripts/bench.sh and docs/benchmarks.md).
 const (
 	goMax       = 1024
-	bufSize     = 32 << 10
+	bufSize     = 8 << 10
 	parallelMin = 128 << 10
 )
 

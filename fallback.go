@@ -25,7 +25,7 @@ func goSIMD() string {
 
 // setGo puts h on the Go path for good.
 func (h *Hasher) setGo() {
-	h.g, h.gon = *h.goHasher(), true
+	h.g, h.gon = h.goHasher(), true
 }
 
 // goDigest wraps a zeebo Digest, held by value so that a copy of the Digest

@@ -21,16 +21,18 @@ type Hasher struct {
 	context string   // the derive-key context, for the Go path
 
 	// g is the Go path for this hasher when gon is set: there is no
-	// library, or the derive-key context is not UTF-8.
-	g   zeebo.Hasher
+	// library, or the derive-key context is not UTF-8. It is a pointer (zeebo's
+	// Hasher is 10 KiB, and most Hashers never need it), so a copy of a
+	// Go-path Hasher by value shares it: use Clone.
+	g   *zeebo.Hasher
 	gon bool
 
 	sub *subState // set by SetInputOffset: the hasher hashes a subtree (subtree.go)
 
 	// The native state and the input not yet handed to the library live in
-	// the Hasher itself, not behind pointers, so that a copy of a Hasher by
-	// value (h2 := *h, which zeebo's Hasher allows) is an independent hasher
-	// here too. The state is pointer-free memory that only the library
+	// the Hasher itself, not behind pointers, so that a copy of a native
+	// Hasher by value (h2 := *h, which zeebo's Hasher allows) is an
+	// independent hasher, and two copies never write one native state. The state is pointer-free memory that only the library
 	// writes, and only during a call.
 	live bool                  // st is initialized and holds the input before buf
 	nbuf int                   // bytes of input in buf
@@ -145,6 +147,9 @@ func (h *Hasher) Reset() {
 func (h *Hasher) Clone() *Hasher {
 	c := new(Hasher)
 	*c = *h
+	if h.gon {
+		c.g = h.g.Clone()
+	}
 	c.sub = h.sub.clone()
 	return c
 }

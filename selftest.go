@@ -152,7 +152,8 @@ func expect(what string, n int, want []byte, f func([]byte) int32) error {
 		return fmt.Errorf("%s of %d bytes: code %d", what, n, rc)
 	}
 	if !bytes.Equal(got, want) {
-		return fmt.Errorf("%s of %d bytes: got %x, want %x", what, n, got[:8], want[:8])
+		k := min(len(got), 8)
+		return fmt.Errorf("%s of %d bytes: got %x…, want %x…", what, n, got[:k], want[:k])
 	}
 	return nil
 }

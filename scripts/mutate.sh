@@ -1,0 +1,221 @@
+#!/bin/bash
+# mutate.sh [MUTANTS_FILE] [ID_REGEX] - mutation testing of the Go glue.
+#
+# Applies the single-line mutants of MUTANTS_FILE (default
+# scripts/mutants.txt, which documents its format) one at a time, builds the
+# test binary, runs the mutant's tests with -short and a time limit, restores
+# the file, and prints KILLED or SURVIVED for each. ID_REGEX (an extended
+# regular expression on the mutant ids) picks some of them.
+#
+# Exit status: 0 when every mutant marked "kill" was killed; 1 when one
+# survived (or one marked "equiv" was killed: the mark is wrong); 2 when the
+# unmutated tree fails its tests, or a mutant does not apply or build (its
+# line changed: update the file).
+#
+# Where: by default the script works on a copy of the module in a temporary
+# folder, so that nobody running tests in the working tree meanwhile sees a
+# mutant, and the tree cannot be left mutated. MUTATE_IN_PLACE=1 mutates the
+# working tree itself: each file is copied aside first and copied back after
+# its mutant, and on any exit (a trap), interrupted or not.
+#
+# The tests run with BLAKE3_BACKEND=native (MUTATE_BACKEND overrides), so
+# that a mutant that makes the loader refuse the library fails at init
+# instead of passing quietly on the Go path. Per-mutant time limit:
+# MUTATE_TIMEOUT seconds (default 300); a mutant that hangs counts as
+# killed. MUTATE_RUN overrides every mutant's test selection (e.g. "." to run
+# all tests for each).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+MUTANTS=$(cd "$(dirname "${1:-$ROOT/scripts/mutants.txt}")" && pwd)/$(basename "${1:-mutants.txt}")
+PICK=${2:-.}
+TIMEOUT=${MUTATE_TIMEOUT:-300}
+BACKEND=${MUTATE_BACKEND:-native}
+[ -f "$MUTANTS" ] || { echo "mutate.sh: no mutants file $MUTANTS" >&2; exit 2; }
+
+SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/blake3-mutate.XXXXXX")
+if [ "${MUTATE_IN_PLACE:-0}" = 1 ]; then
+	WORK=$ROOT
+else
+	WORK=$SCRATCH/module
+	mkdir -p "$WORK"
+	# The module without its git folder and the Rust build outputs.
+	(cd "$ROOT" && tar --exclude=./.git --exclude=./rust/target -cf - .) | (cd "$WORK" && tar -xf -)
+fi
+
+# restore puts back the file of the mutant being tried, if any.
+CURRENT=""
+restore() {
+	if [ -n "$CURRENT" ]; then
+		cp -p "$SCRATCH/original" "$WORK/$CURRENT"
+		CURRENT=""
+	fi
+}
+cleanup() {
+	restore
+	rm -rf "$SCRATCH"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# mutant_ids prints the ids in the file, in order.
+mutant_ids() { sed -n 's/^== \([^ ]*\) .*/\1/p' "$MUTANTS"; }
+
+# field ID NAME prints one field of a mutant: file, expect, nth, run, why,
+# old, new.
+field() {
+	python3 - "$MUTANTS" "$1" "$2" <<'PY'
+import re, sys
+path, want, name = sys.argv[1:]
+cur = None
+out = {}
+for line in open(path, encoding="utf-8"):
+    line = line.rstrip("\n")
+    m = re.match(r"^== (\S+) (\S+) (kill|equiv)(?: nth=(\d+))?\s*$", line)
+    if m:
+        cur = m.group(1)
+        if cur == want:
+            out.update(file=m.group(2), expect=m.group(3), nth=m.group(4) or "0")
+        continue
+    if cur != want:
+        continue
+    for key, prefix in (("run", "run: "), ("why", "why: "), ("old", "- "), ("new", "+ ")):
+        if line.startswith(prefix):
+            out[key] = line[len(prefix):].strip()
+print(out.get(name, ""))
+PY
+}
+
+# apply ID mutates the file in $WORK; it prints the line number, or fails
+# with a message when the line is not there exactly once (or at nth).
+apply() {
+	python3 - "$MUTANTS" "$1" "$WORK" <<'PY'
+import re, sys
+path, want, work = sys.argv[1:]
+cur, m_file, nth, old, new = None, None, 0, None, None
+for line in open(path, encoding="utf-8"):
+    line = line.rstrip("\n")
+    m = re.match(r"^== (\S+) (\S+) (kill|equiv)(?: nth=(\d+))?\s*$", line)
+    if m:
+        cur = m.group(1)
+        if cur == want:
+            m_file, nth = m.group(2), int(m.group(4) or 0)
+        continue
+    if cur == want and line.startswith("- "):
+        old = line[2:].strip()
+    if cur == want and line.startswith("+ "):
+        new = line[2:].strip()
+if not (m_file and old and new is not None):
+    sys.exit("mutant %s: incomplete (needs a file, a - line and a + line)" % want)
+target = work + "/" + m_file
+lines = open(target, encoding="utf-8").read().split("\n")
+hits = [i for i, l in enumerate(lines) if l.strip() == old]
+if nth:
+    if len(hits) < nth:
+        sys.exit("mutant %s: %s has %d line(s) %r, not %d" % (want, m_file, len(hits), old, nth))
+    i = hits[nth - 1]
+elif len(hits) != 1:
+    sys.exit("mutant %s: %s has %d lines %r, want exactly 1 (use nth=)" % (want, m_file, len(hits), old))
+else:
+    i = hits[0]
+indent = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
+lines[i] = indent + new
+open(target, "w", encoding="utf-8").write("\n".join(lines))
+print(i + 1)
+PY
+}
+
+# runtests REGEX LOG builds the test binary in $WORK and runs the tests
+# matching REGEX; its status is 0 (pass), 1 (fail), 3 (does not build),
+# 124 (timed out).
+runtests() {
+	local run=$1 log=$2 bin=$SCRATCH/blake3.test
+	rm -f "$bin"
+	if ! (cd "$WORK" && go test -vet=off -c -o "$bin" .) >"$log" 2>&1; then
+		return 3
+	fi
+	local rc=0
+	(cd "$WORK" && BLAKE3_BACKEND=$BACKEND timeout -k 10 "$TIMEOUT" "$bin" \
+		-test.short -test.count=1 -test.run "$run") >>"$log" 2>&1 || rc=$?
+	case $rc in
+	0) return 0 ;;
+	124 | 137) return 124 ;;
+	*) return 1 ;;
+	esac
+}
+
+ids=$(mutant_ids | grep -E -- "$PICK" || true)
+[ -n "$ids" ] || { echo "mutate.sh: no mutant id matches '$PICK'" >&2; exit 2; }
+echo "mutate.sh: $(echo "$ids" | wc -l | tr -d ' ') mutants from $MUTANTS; working in $WORK; BLAKE3_BACKEND=$BACKEND; ${TIMEOUT}s each"
+
+# The unmutated tree must pass every test set the mutants use.
+sets=$(for id in $ids; do echo "${MUTATE_RUN:-$(field "$id" run)}"; done | sort -u)
+while IFS= read -r run; do
+	start=$(date +%s)
+	if ! runtests "$run" "$SCRATCH/baseline.log"; then
+		echo "mutate.sh: the unmutated tree fails -run '$run':" >&2
+		tail -n 30 "$SCRATCH/baseline.log" >&2
+		exit 2
+	fi
+	echo "baseline ok: -run '$run' ($(($(date +%s) - start))s)"
+done <<<"$sets"
+
+printf '\n%-4s %-20s %-6s %-9s %5s  %s\n' ID WHERE EXPECT RESULT TIME WHAT
+bad=0 broken=0 killed=0 survived=0 equiv=0
+for id in $ids; do
+	file=$(field "$id" file)
+	expect=$(field "$id" expect)
+	run=${MUTATE_RUN:-$(field "$id" run)}
+	why=$(field "$id" why)
+	cp -p "$WORK/$file" "$SCRATCH/original"
+	CURRENT=$file
+	if ! line=$(apply "$id" 2>"$SCRATCH/apply.err"); then
+		restore
+		printf '%-4s %-20s %-6s %-9s %5s  %s\n' "$id" "$file" "$expect" NOAPPLY - "$(cat "$SCRATCH/apply.err")"
+		broken=$((broken + 1))
+		continue
+	fi
+	start=$(date +%s)
+	rc=0
+	runtests "$run" "$SCRATCH/$id.log" || rc=$?
+	secs=$(($(date +%s) - start))
+	restore
+	case $rc in
+	0) result=SURVIVED ;;
+	1) result=KILLED ;;
+	124) result=KILLED/TO ;;
+	3) result=NOBUILD ;;
+	esac
+	printf '%-4s %-20s %-6s %-9s %4ss  %s\n' "$id" "$file:$line" "$expect" "$result" "$secs" "$why"
+	case $result in
+	NOBUILD)
+		broken=$((broken + 1))
+		sed -n '1,10p' "$SCRATCH/$id.log" | sed 's/^/       /'
+		;;
+	SURVIVED)
+		if [ "$expect" = equiv ]; then
+			equiv=$((equiv + 1))
+		else
+			survived=$((survived + 1))
+			bad=1
+		fi
+		;;
+	KILLED*)
+		killed=$((killed + 1))
+		if [ "$expect" = equiv ]; then
+			echo "       (marked equivalent, yet killed: the mark is wrong, or a test depends on more than the output)"
+			bad=1
+		else
+			# Which test noticed, for the record.
+			grep -m 3 -E -- '^\s*--- FAIL|^panic:|^fatal error' "$SCRATCH/$id.log" | sed 's/^ */       /' || true
+		fi
+		;;
+	esac
+done
+
+echo
+echo "mutate.sh: $killed killed, $survived survived, $equiv equivalent (survived as expected), $broken did not apply or build"
+if [ "$broken" -gt 0 ]; then
+	exit 2
+fi
+exit "$bad"
