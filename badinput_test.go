@@ -510,9 +510,13 @@ func TestBadInputBatching(t *testing.T) {
 			t.Fatalf("round %d: Sum of %d bytes wrong", round, total)
 		}
 	}
-	// Sum and Digest: fewer than goMax bytes on the Go side, goMax or more
-	// handed to the library.
-	for _, n := range []int{0, 1, goMax - 1, goMax, goMax + 1} {
+	// Sum and Digest: sizes goFaster picks stay on the Go side, the others
+	// are handed to the library.
+	// The sizes and where they must go, written out rather than asked of
+	// goFaster, so that a change of the boundaries shows.
+	native := map[int]bool{0: false, 1: false, goMax - 1: false, goMax: false, goMax + 1: true,
+		goBandLo: true, goBandLo + 1: false, goBandHi - 1: false, goBandHi: true}
+	for _, n := range []int{0, 1, goMax - 1, goMax, goMax + 1, goBandLo, goBandLo + 1, goBandHi - 1, goBandHi} {
 		for _, digest := range []bool{false, true} {
 			h := New()
 			_, _ = h.Write(vectorInput(n))
@@ -526,8 +530,8 @@ func TestBadInputBatching(t *testing.T) {
 			if want := zeebo.Sum256(vectorInput(n)); !bytes.Equal(got, want[:]) {
 				t.Fatalf("%d bytes (digest %v): wrong hash", n, digest)
 			}
-			if h.live != (n >= goMax) {
-				t.Errorf("%d bytes (digest %v): live %v after Sum; want %v (goMax %d)", n, digest, h.live, n >= goMax, goMax)
+			if h.live != native[n] {
+				t.Errorf("%d bytes (digest %v): live %v after Sum; want %v", n, digest, h.live, native[n])
 			}
 		}
 	}

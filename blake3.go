@@ -35,25 +35,39 @@ const (
 	modeDeriveKey uint32 = 2
 )
 
-// Size dispatch. Inputs shorter than goMax are hashed on the Go path, where
-// they are faster than a crossing into the library; streams are handed to
-// the library in pieces of at least bufSize; single updates of parallelMin
-// bytes or more use every allowed core.
+// Size dispatch, measured on the 2-core AVX-512 (AMD EPYC) development
+// machine with
 //
-// Measured with: go test -run '^$' -bench 'BenchmarkSum256' -count 5 . (see
-// scripts/bench.sh and docs/benchmarks.md).
+//	go test -run '^$' -bench 'BenchmarkDispatch' -count 3 .
+//
+// (tune_bench_test.go; figures in docs/benchmarks.md):
+//   - up to goMax bytes (one chunk) the Go path is faster than a crossing
+//     into the library (lukechampine's one-chunk code is the fastest there:
+//     1 KiB in 1.6 µs, against 1.9 µs native and 2.1 µs zeebo);
+//   - from goBandLo to goBandHi bytes, zeebo's 4-way code beats the crate,
+//     whose 3-chunk path is slow (3.5 KiB: 3.2 µs zeebo, 5.0 µs native);
+//   - streams are handed to the library in pieces of at least bufSize;
+//   - single updates of parallelMin bytes or more use every allowed core
+//     (2 MiB: 8.7 GB/s on 2 threads against 7.1 GB/s on one; 1 MiB: 5.6
+//     against 7.4).
 const (
 	goMax       = 1024
+	goBandLo    = 2560
+	goBandHi    = 4096
 	bufSize     = 8 << 10
-	parallelMin = 128 << 10
+	parallelMin = 2 << 20
 )
+
+// goFaster reports whether an input of n bytes is hashed faster on the Go
+// path than through the library.
+func goFaster(n int) bool { return n <= goMax || n > goBandLo && n < goBandHi }
 
 // errKeySize is NewKeyed's error for a key that is not 32 bytes.
 var errKeySize = errors.New("blake3: invalid key size: the key must be 32 bytes")
 
 // Sum256 returns the first 256 bits of the unkeyed digest of the data.
 func Sum256(data []byte) (sum [32]byte) {
-	if lib == nil || len(data) < goMax {
+	if lib == nil || goFaster(len(data)) {
 		return goSum256(data)
 	}
 	out := getScratch()
@@ -65,7 +79,7 @@ func Sum256(data []byte) (sum [32]byte) {
 
 // Sum512 returns the first 512 bits of the unkeyed digest of the data.
 func Sum512(data []byte) (sum [64]byte) {
-	if lib == nil || len(data) < goMax {
+	if lib == nil || goFaster(len(data)) {
 		return goSum512(data)
 	}
 	out := getScratch()

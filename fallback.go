@@ -1,5 +1,6 @@
-// The Go path: github.com/zeebo/blake3, used when the native library cannot
-// be loaded, and for inputs too small to be worth a crossing.
+// The Go path: github.com/zeebo/blake3 (and, for one-chunk one-shot hashes,
+// lukechampine.com/blake3), used when the native library cannot be loaded,
+// and for inputs where Go code is faster than a crossing.
 
 package blake3
 
@@ -7,6 +8,7 @@ import (
 	"golang.org/x/sys/cpu"
 
 	zeebo "github.com/zeebo/blake3"
+	luke "lukechampine.com/blake3"
 )
 
 // zeeboVersion is the version of the Go implementation (see go.mod).
@@ -47,7 +49,20 @@ func (h *Hasher) goHasher() *zeebo.Hasher {
 	return zeebo.New()
 }
 
-func goSum256(b []byte) [32]byte { return zeebo.Sum256(b) }
-func goSum512(b []byte) [64]byte { return zeebo.Sum512(b) }
+// goSum256 and goSum512 hash on the Go path: one chunk or less with
+// lukechampine.com/blake3, the fastest Go code there, more with zeebo.
+func goSum256(b []byte) [32]byte {
+	if len(b) <= goMax {
+		return luke.Sum256(b)
+	}
+	return zeebo.Sum256(b)
+}
+
+func goSum512(b []byte) [64]byte {
+	if len(b) <= goMax {
+		return luke.Sum512(b)
+	}
+	return zeebo.Sum512(b)
+}
 
 func goDeriveKey(context string, material, out []byte) { zeebo.DeriveKey(context, material, out) }

@@ -127,7 +127,7 @@ func (h *Hasher) flush() {
 
 // small reports whether everything written so far is still on the Go side
 // and short enough that the Go path is faster.
-func (h *Hasher) small() bool { return !h.live && h.nbuf < goMax }
+func (h *Hasher) small() bool { return !h.live && goFaster(h.nbuf) }
 
 // Reset implements part of the hash.Hash interface. It causes the Hasher to
 // act as if it was newly created.
