@@ -50,16 +50,17 @@ func (h *Hasher) goHasher() *zeebo.Hasher {
 }
 
 // goSum256 and goSum512 hash on the Go path: one chunk or less with
-// lukechampine.com/blake3, the fastest Go code there, more with zeebo.
+// lukechampine.com/blake3, the fastest Go code there (but for one block:
+// see blockLen), more with zeebo.
 func goSum256(b []byte) [32]byte {
-	if len(b) <= goMax {
+	if len(b) <= goMax && len(b) != blockLen {
 		return luke.Sum256(b)
 	}
 	return zeebo.Sum256(b)
 }
 
 func goSum512(b []byte) [64]byte {
-	if len(b) <= goMax {
+	if len(b) <= goMax && len(b) != blockLen {
 		return luke.Sum512(b)
 	}
 	return zeebo.Sum512(b)
