@@ -21,7 +21,9 @@ import (
 )
 
 // line matches e.g. "BenchmarkSum256/size=1KiB/impl=auto-2  1000  950 ns/op  1077.9 MB/s".
-var line = regexp.MustCompile(`^Benchmark(\w+)/(size|piece)=(\w+)/impl=([\w.-]+?)(-\d+)?\s+\d+\s+([\d.]+) ns/op\s+([\d.]+) MB/s`)
+// A 0-byte benchmark has no MB/s; its "throughput" is then hashes per
+// second, shown in the table as the time per hash.
+var line = regexp.MustCompile(`^Benchmark(\w+)/(size|piece)=(\w+)/impl=([\w.-]+?)(-\d+)?\s+\d+\s+([\d.]+) ns/op(?:\s+([\d.]+) MB/s)?`)
 
 type key struct{ bench, size, impl string }
 
@@ -68,9 +70,18 @@ func read(path string, samples map[key][]float64) error {
 		if m == nil {
 			continue
 		}
-		mbs, err := strconv.ParseFloat(m[7], 64)
+		ns, err := strconv.ParseFloat(m[6], 64)
 		if err != nil {
 			return err
+		}
+		mbs := 1e9 / ns // hashes per second, for the 0-byte row
+		if ns == 0 {
+			continue // a loop the compiler emptied says nothing
+		}
+		if m[7] != "" && sizeBytes(m[3]) > 0 {
+			if mbs, err = strconv.ParseFloat(m[7], 64); err != nil {
+				return err
+			}
 		}
 		k := key{m[1], m[3], m[4]}
 		samples[k] = append(samples[k], mbs)
@@ -145,7 +156,7 @@ func writeMarkdown(w io.Writer, med map[key]float64, samples map[key][]float64, 
 	if machine != "" {
 		fmt.Fprintf(w, " on %s", machine)
 	}
-	fmt.Fprintf(w, ". Rounds per cell: %d.\n\n", maxRounds(samples))
+	fmt.Fprintf(w, ". Rounds per cell: %d. The 0 B row gives the time per hash instead.\n\n", maxRounds(samples))
 	fmt.Fprintln(w, "`auto` is this package as users get it (size dispatch, every core); `auto-1core` the same capped to one thread;")
 	fmt.Fprintln(w, "`native-1core` the library through the FFI with no dispatch; `go` this package forced onto its Go path;")
 	fmt.Fprintln(w, "`rust-*` the same blake3 crate called in-process from Rust (rust/examples/bench.rs), the ceiling.")
@@ -178,7 +189,9 @@ func writeMarkdown(w io.Writer, med map[key]float64, samples map[key][]float64, 
 		for _, s := range sizes {
 			fmt.Fprintf(w, "| %s |", s)
 			for _, im := range impls {
-				if v, ok := med[key{bench, s, im}]; ok {
+				if v, ok := med[key{bench, s, im}]; ok && sizeBytes(s) == 0 {
+					fmt.Fprintf(w, " %.0f ns |", 1e9/v)
+				} else if ok {
 					fmt.Fprintf(w, " %.0f |", v)
 				} else {
 					fmt.Fprint(w, " – |")
