@@ -2,6 +2,7 @@ package blake3
 
 import (
 	"runtime"
+	"sync"
 	"sync/atomic"
 )
 
@@ -34,15 +35,36 @@ type backendState struct {
 
 var active backendState
 
-// setBackend makes b the process's backend. It runs during package
-// initialization, before any hashing.
+// setBackend makes b the process's backend. It runs once, through native
+// (tests call it again to switch backends).
 func setBackend(b backendState) {
 	active = b
 	lib = b.sym
 }
 
-// Backend reports which implementation this process uses, and why.
-func Backend() BackendInfo { return active.info }
+// loadBackend decides the backend: set at init by loader.go (from the
+// environment) or nonative.go, run once, at the first use of the package.
+var (
+	loadBackend func() backendState
+	loadOnce    sync.Once
+)
+
+// native returns the bound library, or nil on the Go path, loading it at the
+// first call. The library is loaded on first use rather than during package
+// initialization, so that a program pays for dlopen and the self-test (about
+// 1 to 5 ms on small machines) only if it hashes, and process start stays
+// fast; BLAKE3_BACKEND=native still loads (or panics) at init.
+func native() *symbols {
+	loadOnce.Do(func() { setBackend(loadBackend()) })
+	return lib
+}
+
+// Backend reports which implementation this process uses, and why. It loads
+// the native library if that has not happened yet.
+func Backend() BackendInfo {
+	native()
+	return active.info
+}
 
 // goBackend is the Go path, for the given reason.
 func goBackend(reason string) backendState {

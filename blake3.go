@@ -1,16 +1,18 @@
 // Package blake3 is BLAKE3 for Go at the speed of the official Rust crate,
 // without cgo.
 //
-// At init the package loads a native library built from the Rust blake3
-// crate (embedded in the package for linux/amd64, linux/arm64 and
-// windows/amd64) through github.com/ebitengine/purego, and binds it. Where the
+// The package loads a native library built from the Rust blake3 crate
+// (embedded in the package for linux/amd64, linux/arm64 and windows/amd64)
+// through github.com/ebitengine/purego, checks it and binds it, once per
+// process: at its first use (any hash, or Backend), so that process start
+// does not pay for it, or at init with BLAKE3_BACKEND=native. Where the
 // library cannot be used it falls back, quietly, on github.com/zeebo/blake3;
 // Backend says which path is in use and why.
 //
 // The API is a drop-in for github.com/zeebo/blake3 v0.2.4: changing the
 // import path is all a user of that package has to do.
 //
-// Environment variables, read once at init:
+// Environment variables, read at init:
 //
 //	BLAKE3_BACKEND=auto    native if it can be loaded, else Go (the default)
 //	BLAKE3_BACKEND=native  native, or panic at init naming the cause
@@ -78,7 +80,7 @@ func Sum256(data []byte) [32]byte {
 	if len(data) <= goMax && len(data) != blockLen {
 		return luke.Sum256(data) // the Go path's one-chunk case, without a call between
 	}
-	if lib == nil || goFaster(len(data)) {
+	if goFaster(len(data)) || native() == nil {
 		return zeebo.Sum256(data)
 	}
 	return sum256Native(data)
@@ -89,7 +91,7 @@ func Sum512(data []byte) [64]byte {
 	if len(data) <= goMax && len(data) != blockLen {
 		return luke.Sum512(data)
 	}
-	if lib == nil || goFaster(len(data)) {
+	if goFaster(len(data)) || native() == nil {
 		return zeebo.Sum512(data)
 	}
 	return sum512Native(data)
@@ -119,7 +121,7 @@ func sum512Native(data []byte) (sum [64]byte) {
 // "[application] [commit timestamp] [purpose]", e.g.,
 // "example.com 2019-12-25 16:18:03 session tokens v1".
 func DeriveKey(context string, material []byte, out []byte) {
-	if lib != nil && len(material) < parallelMin && nativeDeriveKey(context, material, out) == 0 {
+	if native() != nil && len(material) < parallelMin && nativeDeriveKey(context, material, out) == 0 {
 		return
 	}
 	// Large material (for the streaming path's cores), a context that is not
@@ -158,7 +160,7 @@ func NewKeyed(key []byte) (*Hasher, error) {
 // If you need more or less output bytes than that, use the Digest method.
 func NewDeriveKey(context string) *Hasher {
 	h := &Hasher{mode: modeDeriveKey, context: context}
-	if lib != nil && nativeContextKey(context, &h.key) != 0 {
+	if native() != nil && nativeContextKey(context, &h.key) != 0 {
 		// Not UTF-8: the crate takes &str, so this hasher uses the Go path.
 		h.setGo()
 	}

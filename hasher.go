@@ -56,7 +56,7 @@ func (h *Hasher) push(p []byte) { h.nbuf += copy(h.buf[h.nbuf:], p) }
 
 // start puts h on the Go path when there is no library.
 func (h *Hasher) start() {
-	if lib == nil && !h.gon {
+	if native() == nil && !h.gon {
 		h.setGo()
 	}
 }

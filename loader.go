@@ -46,7 +46,10 @@ func init() {
 		// chooses nothing, and no file the user could swap is loaded.
 		mode, cfg = "", loadConfig{embedded: embeddedLibrary, noCache: true}
 	}
-	setBackend(selectBackend(mode, cfg))
+	loadBackend = func() backendState { return selectBackend(mode, cfg) }
+	if mode == "native" {
+		native() // a deployment that requires native learns at start, by a panic
+	}
 }
 
 // selectBackend applies BLAKE3_BACKEND to the outcome of loading.
@@ -86,13 +89,22 @@ func load(cfg loadConfig) (*loaded, error) {
 // openChecked opens the file at path, binds it and runs the checks; on any
 // failure the library is closed again.
 func openChecked(path, source string) (*loaded, error) {
+	return openVerified(path, source, true)
+}
+
+// openVerified is openChecked; elfCheck false skips the pre-dlopen check of
+// the file, for the embedded bytes in a sealed memfd, which are the
+// program's own.
+func openVerified(path, source string, elfCheck bool) (*loaded, error) {
 	if fi, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("native library: %w", err)
 	} else if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("native library %s is not a regular file", path)
 	}
-	if err := checkObject(path); err != nil {
-		return nil, fmt.Errorf("native library %s: %w", source, err)
+	if elfCheck {
+		if err := checkObject(path); err != nil {
+			return nil, fmt.Errorf("native library %s: %w", source, err)
+		}
 	}
 	h, err := openLibrary(path)
 	if err != nil {

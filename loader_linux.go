@@ -58,7 +58,7 @@ func openFromMemory(lib []byte) (*loaded, error) {
 	for range 8 {
 		path := fmt.Sprintf("/proc/self/fd/%d", f.Fd())
 		if !loadedAs(path) {
-			l, err := openChecked(path, "embedded (memfd)")
+			l, err := openVerified(path, "embedded (memfd)", false)
 			if err != nil {
 				f.Close()
 				return nil, err

@@ -27,7 +27,7 @@ func init() {
 	if nonativeTag {
 		reason = "built with the blake3_nonative tag"
 	}
-	setBackend(goBackend(reason))
+	loadBackend = func() backendState { return goBackend(reason) }
 }
 
 func stInit([]uint64, *Hasher) int32                  { return errNoLibrary }

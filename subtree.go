@@ -100,7 +100,7 @@ func (s *subState) clone() *subState {
 
 // goPath reports whether h's subtree operations run on the Go path: there
 // is no library, or h is a derive-key hasher whose context is not UTF-8.
-func (h *Hasher) goPath() bool { return lib == nil || h.gon }
+func (h *Hasher) goPath() bool { return native() == nil || h.gon }
 
 // SetInputOffset makes h hash the subtree of a larger input that starts at
 // input byte offset, a multiple of 1024, and turns on FinalizeNonRoot. It

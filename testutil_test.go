@@ -321,3 +321,10 @@ func mustHexBytes(t testing.TB, s string) []byte {
 	}
 	return b
 }
+
+// TestMain loads the backend before any test: the package loads it on first
+// use, and tests read lib and active directly and switch them.
+func TestMain(m *testing.M) {
+	Backend()
+	os.Exit(m.Run())
+}
