@@ -18,7 +18,7 @@ func mmapFile(f *os.File, size int64) ([]byte, func(), error) {
 	if size <= 0 || int64(int(size)) != size {
 		return nil, nil, errNoMmap
 	}
-	b, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
+	b, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, mmapFlags)
 	if err != nil {
 		return nil, nil, err
 	}
