@@ -49,32 +49,12 @@ func selfTest(s *symbols) error {
 			return err
 		}
 		// The streaming path, split mid-chunk, read from an output offset.
-		if err := expect("streamed hash", n, want[7:], func(o []byte) int32 {
-			rc := ffiInit(s, st)
-			if rc == 0 {
-				rc = ffiUpdate(s, st, data[:n/3])
-			}
-			if rc == 0 {
-				rc = ffiUpdate(s, st, data[n/3:])
-			}
-			if rc == 0 {
-				rc = ffiFinalize(s, st, 7, o)
-			}
-			return rc
-		}); err != nil {
+		initHash := func() int32 { return ffiInit(s, st) }
+		if err := expect("streamed hash", n, want[7:], streamed(s, st, initHash, 7, data[:n/3], data[n/3:])); err != nil {
 			return err
 		}
 		// Far into the output, as a Digest after Seek reads it.
-		if err := expect("hash at output offset 2^40", n, zeeboAt(zh, 1<<40), func(o []byte) int32 {
-			rc := ffiInit(s, st)
-			if rc == 0 {
-				rc = ffiUpdate(s, st, data)
-			}
-			if rc == 0 {
-				rc = ffiFinalize(s, st, 1<<40, o)
-			}
-			return rc
-		}); err != nil {
+		if err := expect("hash at output offset 2^40", n, zeeboAt(zh, 1<<40), streamed(s, st, initHash, 1<<40, data)); err != nil {
 			return err
 		}
 		zk, _ := zeebo.NewKeyed(key[:])
@@ -83,32 +63,16 @@ func selfTest(s *symbols) error {
 		if err := expect("keyed hash", n, want, func(o []byte) int32 { return ffiKeyedHash(s, key, data, o) }); err != nil {
 			return err
 		}
-		if err := expect("streamed keyed hash", n, want, func(o []byte) int32 {
-			rc := ffiInitKeyed(s, st, key)
-			if rc == 0 {
-				rc = ffiUpdate(s, st, data)
-			}
-			if rc == 0 {
-				rc = ffiFinalize(s, st, 0, o)
-			}
-			return rc
-		}); err != nil {
+		initKeyed := func() int32 { return ffiInitKeyed(s, st, key) }
+		if err := expect("streamed keyed hash", n, want, streamed(s, st, initKeyed, 0, data)); err != nil {
 			return err
 		}
 		zeebo.DeriveKey(vectorContext, data, want)
 		if err := expect("derive key", n, want, func(o []byte) int32 { return ffiDeriveKey(s, ctx, data, o) }); err != nil {
 			return err
 		}
-		if err := expect("derive key (context key)", n, want, func(o []byte) int32 {
-			rc := ffiInitContextKey(s, st, &ctxKey)
-			if rc == 0 {
-				rc = ffiUpdate(s, st, data)
-			}
-			if rc == 0 {
-				rc = ffiFinalize(s, st, 0, o)
-			}
-			return rc
-		}); err != nil {
+		initContext := func() int32 { return ffiInitContextKey(s, st, &ctxKey) }
+		if err := expect("derive key (context key)", n, want, streamed(s, st, initContext, 0, data)); err != nil {
 			return err
 		}
 	}
@@ -117,6 +81,23 @@ func selfTest(s *symbols) error {
 		return err
 	}
 	return selfTestSubtrees(s, in[:2*1024], st)
+}
+
+// streamed is a call that initializes st with init, updates it with each
+// piece, and finalizes into its output from output offset seek.
+func streamed(s *symbols, st []uint64, init func() int32, seek uint64, pieces ...[]byte) func([]byte) int32 {
+	return func(o []byte) int32 {
+		rc := init()
+		for _, p := range pieces {
+			if rc == 0 {
+				rc = ffiUpdate(s, st, p)
+			}
+		}
+		if rc == 0 {
+			rc = ffiFinalize(s, st, seek, o)
+		}
+		return rc
+	}
 }
 
 // selfTestSubtrees hashes two 1 KiB chunks as subtrees and merges them into
