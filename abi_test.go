@@ -103,17 +103,7 @@ func TestABIEveryFunction(t *testing.T) {
 	// the two length helpers.
 	var left, right, cv [32]byte
 	for i, c := range []*[32]byte{&left, &right} {
-		rc := ffiInit(l, st)
-		if rc == 0 {
-			rc = ffiSetInputOffset(l, st, uint64(i*1024))
-		}
-		if rc == 0 {
-			rc = ffiUpdate(l, st, in[i*1024:(i+1)*1024])
-		}
-		if rc == 0 {
-			rc = ffiFinalizeNonRoot(l, st, c)
-		}
-		if rc != 0 {
+		if rc := subtreeCV(l, st, uint64(i*1024), in[i*1024:(i+1)*1024], c); rc != 0 {
 			t.Fatalf("chunk %d: code %d", i, rc)
 		}
 	}
@@ -121,16 +111,7 @@ func TestABIEveryFunction(t *testing.T) {
 		t.Fatalf("merge_non_root: code %d", rc)
 	}
 	var third [32]byte
-	rc = ffiInit(l, st)
-	if rc == 0 {
-		rc = ffiSetInputOffset(l, st, 2048)
-	}
-	if rc == 0 {
-		rc = ffiUpdate(l, st, in[2048:3000])
-	}
-	if rc == 0 {
-		rc = ffiFinalizeNonRoot(l, st, &third)
-	}
+	rc = subtreeCV(l, st, 2048, in[2048:3000], &third)
 	if rc == 0 {
 		rc = ffiMergeRoot(l, &cv, &third, modeHash, nil, 5, out[:40])
 	}

@@ -49,7 +49,7 @@ func (h *Hasher) goHasher() *zeebo.Hasher {
 	return zeebo.New()
 }
 
-// goSum256 and goSum512 hash on the Go path: one chunk or less with
+// goSum256 hashes on the Go path: one chunk or less with
 // lukechampine.com/blake3, the fastest Go code there (but for one block:
 // see blockLen), more with zeebo.
 func goSum256(b []byte) [32]byte {
@@ -57,13 +57,6 @@ func goSum256(b []byte) [32]byte {
 		return luke.Sum256(b)
 	}
 	return zeebo.Sum256(b)
-}
-
-func goSum512(b []byte) [64]byte {
-	if len(b) <= goMax && len(b) != blockLen {
-		return luke.Sum512(b)
-	}
-	return zeebo.Sum512(b)
 }
 
 func goDeriveKey(context string, material, out []byte) { zeebo.DeriveKey(context, material, out) }

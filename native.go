@@ -34,10 +34,6 @@ func stFinalize(st []uint64, seek uint64, out []byte) int32 {
 
 func nativeHash(in, out []byte) int32 { return ffiHash(lib, in, out) }
 
-func nativeKeyedHash(key *[32]byte, in, out []byte) int32 {
-	return ffiKeyedHash(lib, key, in, out)
-}
-
 // nativeDeriveKey passes the context's bytes without a copy: the library
 // only reads them during the call.
 func nativeDeriveKey(context string, in, out []byte) int32 {

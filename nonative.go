@@ -30,10 +30,9 @@ func init() {
 	loadBackend = func() backendState { return goBackend(reason) }
 }
 
-func stInit([]uint64, *Hasher) int32                  { return errNoLibrary }
-func stUpdate([]uint64, []byte) int32                 { return errNoLibrary }
-func stFinalize([]uint64, uint64, []byte) int32       { return errNoLibrary }
-func nativeHash([]byte, []byte) int32                 { return errNoLibrary }
-func nativeKeyedHash(*[32]byte, []byte, []byte) int32 { return errNoLibrary }
-func nativeDeriveKey(string, []byte, []byte) int32    { return errNoLibrary }
-func nativeContextKey(string, *[32]byte) int32        { return errNoLibrary }
+func stInit([]uint64, *Hasher) int32               { return errNoLibrary }
+func stUpdate([]uint64, []byte) int32              { return errNoLibrary }
+func stFinalize([]uint64, uint64, []byte) int32    { return errNoLibrary }
+func nativeHash([]byte, []byte) int32              { return errNoLibrary }
+func nativeDeriveKey(string, []byte, []byte) int32 { return errNoLibrary }
+func nativeContextKey(string, *[32]byte) int32     { return errNoLibrary }

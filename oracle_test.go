@@ -118,13 +118,7 @@ func TestOracleVectors(t *testing.T) {
 	for _, m := range allHashModes {
 		got := b3sumOutputs(t, m, []byte(vectorKey), vectorContext, 0, 131, datas...)
 		for i, c := range v.Cases {
-			want := c.Hash
-			switch m {
-			case hashModeKeyed:
-				want = c.KeyedHash
-			case hashModeDerive:
-				want = c.DeriveKey
-			}
+			want := c.want(m)
 			if !bytes.Equal(got[i], want) {
 				t.Errorf("%s of %d bytes: b3sum %s, vectors file %s", m, c.InputLen, shortHex(got[i]), shortHex(want))
 			}

@@ -105,17 +105,7 @@ func streamed(s *symbols, st []uint64, init func() int32, seek uint64, pieces ..
 func selfTestSubtrees(s *symbols, in []byte, st []uint64) error {
 	var left, right [32]byte
 	for i, cv := range []*[32]byte{&left, &right} {
-		rc := ffiInit(s, st)
-		if rc == 0 {
-			rc = ffiSetInputOffset(s, st, uint64(i*1024))
-		}
-		if rc == 0 {
-			rc = ffiUpdate(s, st, in[i*1024:(i+1)*1024])
-		}
-		if rc == 0 {
-			rc = ffiFinalizeNonRoot(s, st, cv)
-		}
-		if rc != 0 {
+		if rc := subtreeCV(s, st, uint64(i*1024), in[i*1024:(i+1)*1024], cv); rc != 0 {
 			return fmt.Errorf("subtree %d: code %d", i, rc)
 		}
 	}
@@ -123,6 +113,22 @@ func selfTestSubtrees(s *symbols, in []byte, st []uint64) error {
 	return expect("merged subtrees", len(in), want[:], func(o []byte) int32 {
 		return ffiMergeRoot(s, &left, &right, modeHash, nil, 0, o)
 	})
+}
+
+// subtreeCV writes the plain-hash chaining value of data, the subtree at
+// input offset off, to cv.
+func subtreeCV(s *symbols, st []uint64, off uint64, data []byte, cv *[32]byte) int32 {
+	rc := ffiInit(s, st)
+	if rc == 0 {
+		rc = ffiSetInputOffset(s, st, off)
+	}
+	if rc == 0 {
+		rc = ffiUpdate(s, st, data)
+	}
+	if rc == 0 {
+		rc = ffiFinalizeNonRoot(s, st, cv)
+	}
+	return rc
 }
 
 // zeeboAt is 32 bytes of zh's output from offset off.

@@ -65,13 +65,7 @@ func checkVectorCase(t *testing.T, c vectorCase) {
 	}
 
 	for _, m := range allHashModes {
-		want := c.Hash
-		switch m {
-		case hashModeKeyed:
-			want = c.KeyedHash
-		case hashModeDerive:
-			want = c.DeriveKey
-		}
+		want := c.want(m)
 		newH := func() *Hasher { return newModeHasher(t, m, key, vectorContext) }
 		checkHasher := func(what string, h *Hasher) {
 			t.Helper()
