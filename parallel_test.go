@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -151,4 +152,69 @@ func TestSumReaderAtSparseFile(t *testing.T) {
 		t.Fatalf("memory grew with the input: %d bytes allocated, heap in use %d -> %d", alloc, m0.HeapInuse, m1.HeapInuse)
 	}
 	subGoroutines(t, before)
+}
+
+// subOrderReader records the offset and length of every ReadAt, in order,
+// and the most calls in flight at once (each lasts at least a millisecond,
+// so that workers running together overlap).
+type subOrderReader struct {
+	r        io.ReaderAt
+	mu       sync.Mutex
+	offs     [][2]int64
+	inFlight int
+	most     int
+}
+
+func (o *subOrderReader) ReadAt(p []byte, off int64) (int, error) {
+	o.mu.Lock()
+	o.offs = append(o.offs, [2]int64{off, int64(len(p))})
+	o.inFlight++
+	o.most = max(o.most, o.inFlight)
+	o.mu.Unlock()
+	time.Sleep(time.Millisecond)
+	defer func() {
+		o.mu.Lock()
+		o.inFlight--
+		o.mu.Unlock()
+	}()
+	return o.r.ReadAt(p, off)
+}
+
+// TestSumReaderAtThreadCap: workers <= 0 follows SetMaxThreads, and one
+// worker reads the input once, in order, through a buffer of at most
+// readBufLen bytes (what cmd/b3sum relies on for --num-threads 1); without
+// a cap, the default uses more than one reader at once.
+func TestSumReaderAtThreadCap(t *testing.T) {
+	defer SetMaxThreads(0)
+	subBackends(t, func(t *testing.T) {
+		data := subData(subRand(t), 9<<20+7)
+		want := zeebo.Sum256(data)
+		for _, c := range []struct{ cap, workers int }{{1, 0}, {0, 1}} {
+			SetMaxThreads(c.cap)
+			o := &subOrderReader{r: bytes.NewReader(data)}
+			got, err := SumReaderAt(o, int64(len(data)), c.workers)
+			if err != nil || got != want {
+				t.Fatalf("cap %d, workers %d: %x, %v; want %x", c.cap, c.workers, got, err, want)
+			}
+			next := int64(0)
+			for _, r := range o.offs {
+				if r[0] != next || r[1] > readBufLen {
+					t.Fatalf("cap %d, workers %d: reads %v not one in-order pass", c.cap, c.workers, o.offs)
+				}
+				next += r[1]
+			}
+			if next != int64(len(data)) || o.most != 1 {
+				t.Fatalf("cap %d, workers %d: read %d of %d bytes, up to %d reads at once",
+					c.cap, c.workers, next, len(data), o.most)
+			}
+		}
+		SetMaxThreads(0)
+		o := &subOrderReader{r: bytes.NewReader(data)}
+		if got, err := SumReaderAt(o, int64(len(data)), 0); err != nil || got != want {
+			t.Fatalf("no cap: %x, %v; want %x", got, err, want)
+		}
+		if runtime.GOMAXPROCS(0) > 1 && o.most < 2 {
+			t.Fatalf("no cap, GOMAXPROCS %d: never more than one read at once", runtime.GOMAXPROCS(0))
+		}
+	})
 }
