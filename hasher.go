@@ -65,6 +65,12 @@ func (h *Hasher) start() {
 // error, except on a hasher given an input offset by SetInputOffset, which
 // rejects input beyond the largest subtree its offset allows.
 func (h *Hasher) Write(p []byte) (int, error) {
+	if h.live && h.sub == nil && h.nbuf+len(p) <= bufSize {
+		// The common case of a stream in small pieces, once the library
+		// holds part of it: only gather. (live implies the native path.)
+		h.push(p)
+		return len(p), nil
+	}
 	if h.sub != nil {
 		return h.subWrite(p)
 	}
