@@ -132,20 +132,16 @@ func call(fn uintptr, n int, a1, a2, a3, a4, a5, a6, a7 uintptr) uintptr {
 const pinMin = 16 << 10
 
 // pin locks the goroutine to its thread for a call that hashes or produces
-// n bytes, when n is at least pinMin, and reports whether it did; unpin
-// undoes it. It nests with the caller's own LockOSThread, if any.
+// n bytes, when n is at least pinMin, and reports whether it did; the
+// caller then defers runtime.UnlockOSThread (deferred, so that no panic can
+// leave the goroutine locked). It nests with the caller's own
+// LockOSThread, if any.
 func pin(n int) bool {
 	if n < pinMin {
 		return false
 	}
 	runtime.LockOSThread()
 	return true
-}
-
-func unpin(pinned bool) {
-	if pinned {
-		runtime.UnlockOSThread()
-	}
 }
 
 // ret converts a C int32_t result.
@@ -204,23 +200,26 @@ func ffiInitDeriveKey(l *symbols, st []uint64, ctx []byte) int32 {
 }
 
 func ffiUpdate(l *symbols, st []uint64, p []byte) int32 {
-	pinned := pin(len(p))
+	if pin(len(p)) {
+		defer runtime.UnlockOSThread()
+	}
 	r := call(l.update, 3, uintptr(unsafe.Pointer(ptr(st))), uintptr(unsafe.Pointer(ptr(p))), uintptr(len(p)), 0, 0, 0, 0)
-	unpin(pinned)
 	return ret(r)
 }
 
 func ffiUpdateRayon(l *symbols, st []uint64, p []byte) int32 {
-	pinned := pin(len(p))
+	if pin(len(p)) {
+		defer runtime.UnlockOSThread()
+	}
 	r := call(l.updateRayon, 3, uintptr(unsafe.Pointer(ptr(st))), uintptr(unsafe.Pointer(ptr(p))), uintptr(len(p)), 0, 0, 0, 0)
-	unpin(pinned)
 	return ret(r)
 }
 
 func ffiFinalize(l *symbols, st []uint64, seek uint64, out []byte) int32 {
-	pinned := pin(len(out))
+	if pin(len(out)) {
+		defer runtime.UnlockOSThread()
+	}
 	r := call(l.finalize, 4, uintptr(unsafe.Pointer(ptr(st))), uintptr(seek), uintptr(unsafe.Pointer(ptr(out))), uintptr(len(out)), 0, 0, 0)
-	unpin(pinned)
 	return ret(r)
 }
 
@@ -235,23 +234,26 @@ func ffiCount(l *symbols, st []uint64, n *uint64) int32 {
 }
 
 func ffiHash(l *symbols, in, out []byte) int32 {
-	pinned := pin(len(in) + len(out))
+	if pin(len(in) + len(out)) {
+		defer runtime.UnlockOSThread()
+	}
 	r := call(l.hash, 4, uintptr(unsafe.Pointer(ptr(in))), uintptr(len(in)), uintptr(unsafe.Pointer(ptr(out))), uintptr(len(out)), 0, 0, 0)
-	unpin(pinned)
 	return ret(r)
 }
 
 func ffiKeyedHash(l *symbols, key *[32]byte, in, out []byte) int32 {
-	pinned := pin(len(in) + len(out))
+	if pin(len(in) + len(out)) {
+		defer runtime.UnlockOSThread()
+	}
 	r := call(l.keyedHash, 5, uintptr(unsafe.Pointer(key)), uintptr(unsafe.Pointer(ptr(in))), uintptr(len(in)), uintptr(unsafe.Pointer(ptr(out))), uintptr(len(out)), 0, 0)
-	unpin(pinned)
 	return ret(r)
 }
 
 func ffiDeriveKey(l *symbols, ctx, in, out []byte) int32 {
-	pinned := pin(len(in) + len(out))
+	if pin(len(in) + len(out)) {
+		defer runtime.UnlockOSThread()
+	}
 	r := call(l.deriveKey, 6, uintptr(unsafe.Pointer(ptr(ctx))), uintptr(len(ctx)), uintptr(unsafe.Pointer(ptr(in))), uintptr(len(in)), uintptr(unsafe.Pointer(ptr(out))), uintptr(len(out)), 0)
-	unpin(pinned)
 	return ret(r)
 }
 
@@ -276,9 +278,10 @@ func ffiMergeNonRoot(l *symbols, left, right *[32]byte, mode uint32, key *[32]by
 }
 
 func ffiMergeRoot(l *symbols, left, right *[32]byte, mode uint32, key *[32]byte, seek uint64, out []byte) int32 {
-	pinned := pin(len(out))
+	if pin(len(out)) {
+		defer runtime.UnlockOSThread()
+	}
 	r := call(l.mergeRoot, 7, uintptr(unsafe.Pointer(left)), uintptr(unsafe.Pointer(right)), uintptr(mode), uintptr(unsafe.Pointer(key)), uintptr(seek), uintptr(unsafe.Pointer(ptr(out))), uintptr(len(out)))
-	unpin(pinned)
 	return ret(r)
 }
 

@@ -27,7 +27,10 @@ type Hasher struct {
 	g   *zeebo.Hasher
 	gon bool
 
-	sub *subState // set by SetInputOffset: the hasher hashes a subtree (subtree.go)
+	// sub is set by SetInputOffset (sub.on): the hasher hashes a subtree
+	// (subtree.go). It is held by value, like the native state, so that a
+	// copy of a native subtree hasher by value is independent too.
+	sub subState
 
 	// The native state and the input not yet handed to the library live in
 	// the Hasher itself, not behind pointers, so that a copy of a native
@@ -65,13 +68,13 @@ func (h *Hasher) start() {
 // error, except on a hasher given an input offset by SetInputOffset, which
 // rejects input beyond the largest subtree its offset allows.
 func (h *Hasher) Write(p []byte) (int, error) {
-	if h.live && h.sub == nil && h.nbuf+len(p) <= bufSize {
+	if h.live && !h.sub.on && h.nbuf+len(p) <= bufSize {
 		// The common case of a stream in small pieces, once the library
 		// holds part of it: only gather. (live implies the native path.)
 		h.push(p)
 		return len(p), nil
 	}
-	if h.sub != nil {
+	if h.sub.on {
 		return h.subWrite(p)
 	}
 	h.start()
@@ -100,7 +103,7 @@ func (h *Hasher) Write(p []byte) (int, error) {
 // WriteString is like Write but for strings, without a copy to a []byte on
 // the Go path.
 func (h *Hasher) WriteString(s string) (int, error) {
-	if h.sub != nil {
+	if h.sub.on {
 		return h.subWrite([]byte(s))
 	}
 	h.start()
@@ -143,7 +146,7 @@ func (h *Hasher) Reset() {
 	}
 	h.live = false
 	h.nbuf = 0
-	h.sub = nil
+	h.sub = subState{}
 }
 
 // Clone returns a new Hasher with the same internal state.

@@ -27,6 +27,11 @@ const (
 	readBufLen     = 1 << 20
 )
 
+// readBufs are the workers' read buffers, reused across calls: a program
+// hashing many files would otherwise allocate and clear 1 MiB per file and
+// worker.
+var readBufs = sync.Pool{New: func() any { return new([readBufLen]byte) }}
+
 // SumReaderAt returns the hash (as Sum256) of the first size bytes of r,
 // reading and hashing pieces of it with workers goroutines at once (when
 // workers <= 0: GOMAXPROCS, capped by SetMaxThreads). It needs memory for
@@ -122,7 +127,9 @@ func (h *Hasher) DigestReaderAt(r io.ReaderAt, size int64, workers int) (*Digest
 // calling goroutine.
 func (h *Hasher) digestSerial(r io.ReaderAt, n uint64) (*Digest, error) {
 	s := h.fresh()
-	if err := s.writeFrom(r, 0, n, make([]byte, min(n, readBufLen))); err != nil {
+	buf := readBufs.Get().(*[readBufLen]byte)
+	defer readBufs.Put(buf)
+	if err := s.writeFrom(r, 0, n, buf[:min(n, readBufLen)]); err != nil {
 		return nil, err
 	}
 	return s.Digest(), nil
@@ -148,7 +155,9 @@ func (h *Hasher) hashLeaves(r io.ReaderAt, leaves []Subtree, workers int) error 
 		go func() {
 			defer wg.Done()
 			s := h.fresh()
-			buf := make([]byte, bufLen)
+			b := readBufs.Get().(*[readBufLen]byte)
+			defer readBufs.Put(b)
+			buf := b[:bufLen]
 			for i := range jobs {
 				if failed.Load() {
 					continue
@@ -199,7 +208,8 @@ func (s *Hasher) writeFrom(r io.ReaderAt, off, n uint64, buf []byte) error {
 }
 
 // readAt fills p from r at off. io.EOF with p filled is success; short of
-// that it is io.ErrUnexpectedEOF.
+// that it is io.ErrUnexpectedEOF, also for a short read with a nil error,
+// which io.ReaderAt does not allow.
 func readAt(r io.ReaderAt, p []byte, off int64) error {
 	if len(p) == 0 {
 		return nil

@@ -77,6 +77,7 @@ func LeftSubtreeLen(inputLen uint64) (uint64, error) {
 
 // subState is a Hasher's state as a subtree hasher (after SetInputOffset).
 type subState struct {
+	on     bool // the hasher is a subtree hasher; the rest is valid
 	offset uint64
 	n      uint64 // bytes accepted
 	max    uint64 // MaxSubtreeLen(offset); 0: no limit
@@ -85,17 +86,14 @@ type subState struct {
 	t      *goTree
 }
 
-func (s *subState) clone() *subState {
-	if s == nil {
-		return nil
-	}
-	c := *s
+// clone is s with its own copy of the Go-path tree, if any.
+func (s subState) clone() subState {
 	if s.t != nil {
 		t := *s.t
 		t.stack = append([][8]uint32(nil), s.t.stack...)
-		c.t = &t
+		s.t = &t
 	}
-	return &c
+	return s
 }
 
 // goPath reports whether h's subtree operations run on the Go path: there
@@ -124,7 +122,7 @@ func (h *Hasher) SetInputOffset(offset uint64) error {
 	if offset%chunkLen != 0 {
 		return fmt.Errorf("%w: input offset %d is not a multiple of 1024", ErrInvalidSubtree, offset)
 	}
-	if h.sub != nil && h.sub.n != 0 || h.sub == nil && h.written() {
+	if h.sub.on && h.sub.n != 0 || !h.sub.on && h.written() {
 		return fmt.Errorf("%w: SetInputOffset after input", ErrInvalidSubtree)
 	}
 	h.beginSubtree(offset)
@@ -146,9 +144,9 @@ func (h *Hasher) written() bool {
 func (h *Hasher) beginSubtree(offset uint64) {
 	h.start()
 	max, _ := MaxSubtreeLen(offset)
-	s := &subState{offset: offset, max: max}
+	s := subState{on: true, offset: offset, max: max}
 	if h.goPath() {
-		if h.sub != nil && h.sub.t != nil {
+		if h.sub.t != nil {
 			s.t = h.sub.t // reuse its buffer
 		} else {
 			s.t = new(goTree)
@@ -166,7 +164,7 @@ func (h *Hasher) beginSubtree(offset uint64) {
 
 // subWrite is Write on a subtree hasher.
 func (h *Hasher) subWrite(p []byte) (int, error) {
-	s := h.sub
+	s := &h.sub
 	if s.err != nil {
 		return 0, s.err
 	}
@@ -215,7 +213,7 @@ func (h *Hasher) subUpdate(p []byte) {
 // (ErrSubtreeTooLarge), which is reported first. Only a hasher given a
 // non-zero input offset ever has an error.
 func (h *Hasher) Err() error {
-	if h.sub == nil {
+	if !h.sub.on {
 		return nil
 	}
 	if h.sub.err != nil {
@@ -230,8 +228,8 @@ func (h *Hasher) Err() error {
 // subSum is Sum on a subtree hasher: nothing appended with an offset, the
 // root hash on the Go path, and (ok false) the usual native path otherwise.
 func (h *Hasher) subSum(b []byte) ([]byte, bool) {
-	s := h.sub
-	if s == nil {
+	s := &h.sub
+	if !s.on {
 		return nil, false
 	}
 	if s.offset != 0 || s.err != nil {
@@ -247,8 +245,8 @@ func (h *Hasher) subSum(b []byte) ([]byte, bool) {
 
 // subDigest is Digest on a subtree hasher, as subSum.
 func (h *Hasher) subDigest() (*Digest, bool) {
-	s := h.sub
-	if s == nil {
+	s := &h.sub
+	if !s.on {
 		return nil, false
 	}
 	if err := h.Err(); err != nil {
@@ -271,9 +269,9 @@ func (h *Hasher) subDigest() (*Digest, bool) {
 // A subtree that is the whole input (offset 0 and nothing after it) is the
 // root: its hash comes from Sum, not from merging.
 func (h *Hasher) FinalizeNonRoot() (Subtree, error) {
-	s := h.sub
+	s := &h.sub
 	switch {
-	case s == nil:
+	case !s.on:
 		return Subtree{}, fmt.Errorf("%w: FinalizeNonRoot needs SetInputOffset before the first Write", ErrInvalidSubtree)
 	case s.err != nil:
 		return Subtree{}, s.err

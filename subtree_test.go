@@ -528,6 +528,9 @@ func TestSubtreeMisuse(t *testing.T) {
 		}
 		_, err := New().FinalizeNonRoot()
 		inv("FinalizeNonRoot without SetInputOffset", err)
+		if err == nil || !strings.Contains(err.Error(), "needs SetInputOffset") {
+			t.Errorf("FinalizeNonRoot without SetInputOffset: %v, want the reason", err)
+		}
 		e := New()
 		_, _ = e.Write([]byte("abc"))
 		_, err = e.FinalizeNonRoot()
@@ -606,4 +609,46 @@ func TestSubtreeMisuse(t *testing.T) {
 			t.Errorf("unknown left, keyed right, keyed merger: %v", err)
 		}
 	})
+}
+
+// TestSubtreeCopyByValue: a native subtree hasher copied by value (h2 := *h,
+// as for any native Hasher) is independent of the original, size accounting
+// and sticky error included. (On the Go path a copy by value shares the
+// tree, as it shares zeebo's hasher: Clone is the way there.)
+func TestSubtreeCopyByValue(t *testing.T) {
+	if lib == nil {
+		t.Skip("no native library: copies by value are only independent on the native path")
+	}
+	want := func(off uint64, in []byte) Subtree {
+		s := New()
+		_ = s.SetInputOffset(off)
+		_, _ = s.Write(in)
+		st, err := s.FinalizeNonRoot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	h := New()
+	if err := h.SetInputOffset(1024); err != nil {
+		t.Fatal(err)
+	}
+	h2 := *h
+	full := make([]byte, 1024) // all a subtree at 1024 may hold
+	if _, err := h.Write(full); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Write([]byte{1}); err == nil {
+		t.Fatal("a 1025th byte at offset 1024 was accepted")
+	}
+	if _, err := h2.Write([]byte{2}); err != nil {
+		t.Fatalf("the copy saw the original's input or error: %v", err)
+	}
+	got2, err := h2.FinalizeNonRoot()
+	if err != nil || got2 != want(1024, []byte{2}) {
+		t.Fatalf("copy: %+v, %v; want the subtree of its own byte", got2, err)
+	}
+	if _, err := h.FinalizeNonRoot(); err == nil {
+		t.Fatal("the original lost its sticky error to the copy")
+	}
 }

@@ -97,7 +97,9 @@ func (mr meteredReaderAt) ReadAt(p []byte, off int64) (int, error) {
 // the base hasher, metering it on the progress line as name.
 func (r *runner) stream(src io.Reader, name string, size int64) (*blake3.Digest, error) {
 	h := r.base.Clone()
-	growPipe(src)
+	if size < 0 {
+		growPipe(src) // stdin, or a named file that is not a regular file
+	}
 	if err := streamInto(h, src, r.prog.start(name, size)); err != nil {
 		return nil, err
 	}
