@@ -14,6 +14,15 @@
 //
 // Exit status: 0 on success, 1 if an input could not be read, a check
 // failed or another runtime error occurred, 2 for command-line errors.
+//
+// Known differences from b3sum 1.8.1, none in the output of a successful
+// run: large files are read with positional reads on every core rather
+// than memory-mapped (faster where measured; see the README), so a file
+// that shrinks while it is hashed is reported as an error for that file,
+// where b3sum dies of SIGBUS, and a file that cannot be mapped (some in
+// /sys) is hashed, where b3sum fails; --seek above 2^63-1 is refused; a
+// closed stdout pipe ends the command by SIGPIPE, where b3sum panics with
+// exit status 101; the clap usage lines of some errors are approximated.
 package main
 
 import (
