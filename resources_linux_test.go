@@ -1,3 +1,5 @@
+//go:build !blake3_nonative && linux && (amd64 || arm64)
+
 package blake3
 
 import (
