@@ -121,11 +121,18 @@ func sum512Native(data []byte) (sum [64]byte) {
 // "[application] [commit timestamp] [purpose]", e.g.,
 // "example.com 2019-12-25 16:18:03 session tokens v1".
 func DeriveKey(context string, material []byte, out []byte) {
-	if native() != nil && len(material) < parallelMin && nativeDeriveKey(context, material, out) == 0 {
+	if native() == nil {
+		zeebo.DeriveKey(context, material, out)
 		return
 	}
-	// Large material (for the streaming path's cores), a context that is not
-	// UTF-8 (the crate takes &str), or the Go path.
+	if len(material) < parallelMin {
+		if nativeDeriveKey(context, material, out) != 0 {
+			// A context that is not UTF-8: the crate takes &str.
+			zeebo.DeriveKey(context, material, out)
+		}
+		return
+	}
+	// Large material: through a Hasher, for the library's threads.
 	h := NewDeriveKey(context)
 	_, _ = h.Write(material)
 	_, _ = h.Digest().Read(out)
