@@ -319,3 +319,56 @@ func TestDifferentialNativeWrap(t *testing.T) {
 		}
 	}
 }
+
+// TestDifferentialDigestSmallReads: the native Digest fetches output ahead
+// for small reads (digest.go); every Read must still return exactly what
+// the library gives at that position for that length, whatever the sizes,
+// seeks, copies by value and positions near 2^64 (where the position wraps
+// but the crate's output blocks do not).
+func TestDifferentialDigestSmallReads(t *testing.T) {
+	if !nativeActive(t) {
+		t.Skip("native backend not active")
+	}
+	h := New()
+	_, _ = h.Write(vectorInput(3*bufSize + 5))
+	rng := subRand(t)
+	ref := func(d *Digest, pos uint64, n int) []byte {
+		out := make([]byte, n)
+		must(stFinalize(d.st, pos, out))
+		return out
+	}
+	for _, start := range []uint64{0, 1000, 1<<40 + 7, math.MaxUint64 - 700, math.MaxUint64 - 3} {
+		d := h.Digest()
+		d.pos = start // beyond what Seek can set, for the last two
+		for i := range 400 {
+			n := rng.IntN(80)
+			switch rng.IntN(10) {
+			case 0:
+				n = outBufLen - 1 + rng.IntN(3) // around the buffer's size
+			case 1:
+				n = rng.IntN(outBufLen)
+			case 2:
+				if d.pos < math.MaxInt64-5000 {
+					off := int64(rng.IntN(4000)) - 2000
+					if int64(d.pos)+off >= 0 {
+						_, _ = d.Seek(off, io.SeekCurrent)
+					}
+				}
+			case 3: // a copy by value goes its own way
+				c := *d
+				_, _ = c.Read(make([]byte, 1+rng.IntN(500)))
+			}
+			pos := d.pos
+			got := make([]byte, n)
+			if m, err := d.Read(got); m != n || err != nil {
+				t.Fatalf("start %d, read %d: %d, %v", start, i, m, err)
+			}
+			if want := ref(d, pos, n); !bytes.Equal(got, want) {
+				t.Fatalf("start %d, read %d: %d bytes at %d: %s, want %s", start, i, n, pos, shortHex(got), shortHex(want))
+			}
+			if d.pos != pos+uint64(n) {
+				t.Fatalf("position %d after reading %d at %d", d.pos, n, pos)
+			}
+		}
+	}
+}

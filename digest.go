@@ -16,7 +16,20 @@ type Digest struct {
 	st  []uint64   // the native state, never changed after creation
 	pos uint64     // the native path's output position
 	sub *subOutput // a merged subtree root, or an error (subtree.go)
+
+	// Output fetched ahead for small reads: ob[:obLen] is the output from
+	// obPos on. Held by value, so that a copy of a Digest is independent.
+	ob    [outBufLen]byte
+	obPos uint64
+	obLen uint64
 }
+
+// outBufLen is how much output a small native Read fetches at once. Each
+// call into the library costs ~200 ns whether it produces 1 byte or 1 KiB
+// (16 blocks, computed side by side). BenchmarkDigestRead: 1-byte reads
+// went from 200 ns to 4.3 ns each (zeebo 6.3), 32-byte reads from 200 ns to
+// 11 ns (zeebo 59).
+const outBufLen = 1024
 
 // Read reads data from the hasher into p. It always fills the entire buffer
 // and never errors, but for the Digest of a hasher with a non-zero input
@@ -33,8 +46,20 @@ func (d *Digest) Read(p []byte) (n int, err error) {
 	if d.st == nil {
 		return 0, errors.New("blake3: Read on a Digest that did not come from Hasher.Digest")
 	}
-	must(stFinalize(d.st, d.pos, p))
-	d.pos += uint64(len(p))
+	k := uint64(len(p))
+	if k >= outBufLen {
+		must(stFinalize(d.st, d.pos, p))
+	} else {
+		// Serve from ob when all of p is there, at positions not wrapped
+		// past 2^64 since it was fetched (so that the bytes are exactly
+		// what a direct read at d.pos gives); else fetch from d.pos.
+		if d.obLen < k || d.pos < d.obPos || d.pos-d.obPos > d.obLen-k {
+			must(stFinalize(d.st, d.pos, d.ob[:]))
+			d.obPos, d.obLen = d.pos, outBufLen
+		}
+		copy(p, d.ob[d.pos-d.obPos:])
+	}
+	d.pos += k
 	return len(p), nil
 }
 

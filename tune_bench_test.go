@@ -111,3 +111,33 @@ func BenchmarkDeriveKey(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDigestRead reads a native digest (of 64 KiB of input) in pieces
+// of each size, against zeebo's digest of the same input: the measurement
+// behind outBufLen.
+func BenchmarkDigestRead(b *testing.B) {
+	seed := make([]byte, 64<<10)
+	for _, n := range []int{1, 32, 64, 1 << 10, 64 << 10} {
+		out := make([]byte, n)
+		b.Run("piece="+sizeName(n)+"/impl=native", func(b *testing.B) {
+			h := New()
+			_, _ = h.Write(seed)
+			d := h.Digest()
+			b.SetBytes(int64(n))
+			b.ReportAllocs()
+			for b.Loop() {
+				_, _ = d.Read(out)
+			}
+		})
+		b.Run("piece="+sizeName(n)+"/impl=zeebo", func(b *testing.B) {
+			h := zeebo.New()
+			_, _ = h.Write(seed)
+			d := h.Digest()
+			b.SetBytes(int64(n))
+			b.ReportAllocs()
+			for b.Loop() {
+				_, _ = d.Read(out)
+			}
+		})
+	}
+}
