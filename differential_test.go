@@ -324,23 +324,65 @@ func TestDifferentialNativeWrap(t *testing.T) {
 // for small reads (digest.go); every Read must still return exactly what
 // the library gives at that position for that length, whatever the sizes,
 // seeks, copies by value and positions near 2^64 (where the position wraps
-// but the crate's output blocks do not).
+// but the crate's output blocks do not). Fixed sequences hit the edges
+// every run; random ones follow.
 func TestDifferentialDigestSmallReads(t *testing.T) {
 	if !nativeActive(t) {
 		t.Skip("native backend not active")
 	}
 	h := New()
 	_, _ = h.Write(vectorInput(3*bufSize + 5))
-	rng := subRand(t)
-	ref := func(d *Digest, pos uint64, n int) []byte {
-		out := make([]byte, n)
-		must(stFinalize(d.st, pos, out))
-		return out
+	read := func(d *Digest, what string, n int) {
+		t.Helper()
+		pos := d.pos
+		want := make([]byte, n)
+		must(stFinalize(d.st, pos, want))
+		got := make([]byte, n)
+		for i := range got {
+			got[i] = ^want[i] // so that a byte left unwritten shows
+		}
+		if m, err := d.Read(got); m != n || err != nil {
+			t.Fatalf("%s: Read(%d) at %d: %d, %v", what, n, pos, m, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s: %d bytes at %d: %s, want %s", what, n, pos, shortHex(got), shortHex(want))
+		}
+		if d.pos != pos+uint64(n) {
+			t.Fatalf("%s: position %d after reading %d at %d", what, d.pos, n, pos)
+		}
 	}
-	for _, start := range []uint64{0, 1000, 1<<40 + 7, math.MaxUint64 - 700, math.MaxUint64 - 3} {
+	at := func(pos uint64) *Digest {
 		d := h.Digest()
-		d.pos = start // beyond what Seek can set, for the last two
-		for i := range 400 {
+		d.pos = pos // beyond what Seek can set, near 2^64
+		return d
+	}
+
+	// The buffer is fetched at 1 by the second read and covers [1, 1025):
+	// a read of 1023 at 3 runs one byte past it.
+	d := at(0)
+	for _, n := range []int{1, 1, 1, 1023, 0, 1024, 5, outBufLen - 1} {
+		read(d, "edges", n)
+	}
+	// Across 2^64 from a buffer fetched before it, then at the wrapped
+	// position, which the buffer must not serve.
+	d = at(math.MaxUint64 - 15)
+	for _, n := range []int{1, 1, 20, 1, 7} {
+		read(d, "wrap", n)
+	}
+	// Copies go their own way, and the original is unaffected.
+	d = at(100)
+	read(d, "copy", 1)
+	read(d, "copy", 2)
+	c := *d
+	read(&c, "the copy", 30)
+	_, _ = c.Seek(5000, io.SeekStart)
+	read(&c, "the copy after SeekStart", 3)
+	read(d, "the original after a copy read", 30)
+
+	rng := subRand(t)
+	for _, start := range []uint64{0, 1000, 1<<40 + 7, math.MaxUint64 - 700, math.MaxUint64 - 3} {
+		d := at(start)
+		for range 400 {
 			n := rng.IntN(80)
 			switch rng.IntN(10) {
 			case 0:
@@ -354,21 +396,15 @@ func TestDifferentialDigestSmallReads(t *testing.T) {
 						_, _ = d.Seek(off, io.SeekCurrent)
 					}
 				}
-			case 3: // a copy by value goes its own way
+			case 3:
+				if d.pos < math.MaxInt64-5000 {
+					_, _ = d.Seek(int64(d.pos)+int64(rng.IntN(3000)), io.SeekStart)
+				}
+			case 4: // a copy by value goes its own way
 				c := *d
-				_, _ = c.Read(make([]byte, 1+rng.IntN(500)))
+				read(&c, "random copy", 1+rng.IntN(500))
 			}
-			pos := d.pos
-			got := make([]byte, n)
-			if m, err := d.Read(got); m != n || err != nil {
-				t.Fatalf("start %d, read %d: %d, %v", start, i, m, err)
-			}
-			if want := ref(d, pos, n); !bytes.Equal(got, want) {
-				t.Fatalf("start %d, read %d: %d bytes at %d: %s, want %s", start, i, n, pos, shortHex(got), shortHex(want))
-			}
-			if d.pos != pos+uint64(n) {
-				t.Fatalf("position %d after reading %d at %d", d.pos, n, pos)
-			}
+			read(d, "random", n)
 		}
 	}
 }

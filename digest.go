@@ -9,7 +9,8 @@ import (
 )
 
 // Digest captures the state of a Hasher, allowing reading and seeking
-// through the output stream. It satisfies io.Reader and io.Seeker.
+// through the output stream. It satisfies io.Reader and io.Seeker. It is
+// not safe for concurrent use; a copy (d2 := *d) is independent.
 type Digest struct {
 	g   zeebo.Digest // the Go path, when gon is set
 	gon bool
@@ -17,8 +18,10 @@ type Digest struct {
 	pos uint64     // the native path's output position
 	sub *subOutput // a merged subtree root, or an error (subtree.go)
 
-	// Output fetched ahead for small reads: ob[:obLen] is the output from
-	// obPos on. Held by value, so that a copy of a Digest is independent.
+	// Output fetched ahead for small reads after the first one: ob[:obLen]
+	// is the output from obPos on. Held by value, so that a copy of a
+	// Digest is independent.
+	ahead bool
 	ob    [outBufLen]byte
 	obPos uint64
 	obLen uint64
@@ -47,9 +50,14 @@ func (d *Digest) Read(p []byte) (n int, err error) {
 		return 0, errors.New("blake3: Read on a Digest that did not come from Hasher.Digest")
 	}
 	k := uint64(len(p))
-	if k >= outBufLen {
+	switch {
+	case k == 0:
+	case k >= outBufLen || !d.ahead:
+		// Large reads, and the first small one: a single short read (the
+		// usual use of a Digest) computes no more output than it asks for.
 		must(stFinalize(d.st, d.pos, p))
-	} else {
+		d.ahead = d.ahead || k < outBufLen
+	default:
 		// Serve from ob when all of p is there, at positions not wrapped
 		// past 2^64 since it was fetched (so that the bytes are exactly
 		// what a direct read at d.pos gives); else fetch from d.pos.
