@@ -4,14 +4,17 @@
 // through one of the functions below, and nowhere else.
 //
 // Rules kept here (see rust/include/blake3_purego.h for the library's side):
-//   - Calls go through call, which is marked go:uintptrescapes: a pointer
+//   - Calls go through call: on Linux (ffi_call_linux.go) the runtime's
+//     cgocall with a seven-argument trampoline, elsewhere (ffi_call_purego.go)
+//     purego.SyscallN. Either is marked go:uintptrescapes: a pointer
 //     converted to uintptr in its argument list is moved to the heap and kept
 //     alive until the call returns. So every conversion is written inline in
 //     the call, never stored in a variable first.
 //   - Only pointers to memory that holds no Go pointers are passed (byte
 //     slices and the []uint64 hasher state).
 //   - The library keeps no pointer after a call returns, so nothing needs to
-//     be pinned beyond the call.
+//     be pinned beyond the call, and it never calls back into Go, so the
+//     calling goroutine's stack cannot move during a call.
 //   - int32 results are read from the low 32 bits of the return register; the
 //     upper bits are undefined in the C ABI.
 
@@ -19,10 +22,7 @@ package blake3
 
 import (
 	"runtime"
-	"sync"
 	"unsafe"
-
-	"github.com/ebitengine/purego"
 )
 
 // abiVersion is the BLAKE3_PUREGO_ABI_VERSION this package speaks.
@@ -100,26 +100,6 @@ func (s *symbols) table() []struct {
 // once during package initialization (or by tests before use) and read-only
 // afterwards.
 var lib *symbols
-
-// argSlots holds call's arguments: passing an existing slice to the variadic
-// purego.SyscallN allocates nothing, where an implicit one escapes to the heap.
-var argSlots = sync.Pool{New: func() any { return new([7]uintptr) }}
-
-// call is the one place the package crosses into the library. Being marked
-// go:uintptrescapes, it makes every pointer its callers convert to uintptr
-// in its argument list live on the heap and stay alive until it returns; the
-// library keeps none of them after that. n is the function's arity; the
-// unused trailing arguments are zero and not passed.
-//
-//go:uintptrescapes
-func call(fn uintptr, n int, a1, a2, a3, a4, a5, a6, a7 uintptr) uintptr {
-	args := argSlots.Get().(*[7]uintptr)
-	*args = [7]uintptr{a1, a2, a3, a4, a5, a6, a7}
-	r, _, _ := purego.SyscallN(fn, args[:n]...)
-	*args = [7]uintptr{}
-	argSlots.Put(args)
-	return r
-}
 
 // pinMin is the size of input or output from which a call runs with the
 // calling goroutine locked to its thread. Measured by alternating a build

@@ -20,7 +20,7 @@ func BenchmarkDispatch(b *testing.B) {
 	if lib == nil {
 		b.Skip("native library not loaded: " + Backend().Reason)
 	}
-	for _, n := range []int{0, 32, 64, 65, 256, 512, 768, 1024, 1536, 2048, 2304, 2560, 2816, 3072, 3584, 3840, 4096} {
+	for _, n := range []int{0, 32, 64, 65, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 2304, 2560, 2816, 3072, 3584, 3840, 4096} {
 		data := make([]byte, n)
 		for _, im := range []struct {
 			name string

@@ -12,7 +12,9 @@
  *   - A NULL pointer with length 0 is valid input everywhere a (pointer,
  *     length) pair is taken. A NULL pointer with a non-zero length is
  *     BLAKE3_PUREGO_ERR_NULL.
- *   - The library keeps no pointer after a call returns.
+ *   - The library keeps no pointer after a call returns, and never calls
+ *     back into its caller: the Go side keeps a call's argument block on the
+ *     calling goroutine's stack, which a callback into Go could move.
  *   - The hasher state lives in caller memory: blake3_purego_state_size()
  *     bytes aligned to blake3_purego_state_align(). It holds no pointers and
  *     no resources, so it may be copied byte for byte (clone) and dropped

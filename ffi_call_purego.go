@@ -1,0 +1,33 @@
+//go:build !blake3_nonative && ((darwin && (amd64 || arm64)) || (windows && amd64))
+
+package blake3
+
+import (
+	"sync"
+
+	"github.com/ebitengine/purego"
+)
+
+// argSlots holds call's arguments: passing an existing slice to the variadic
+// purego.SyscallN allocates nothing, where an implicit one escapes to the heap.
+var argSlots = sync.Pool{New: func() any { return new([7]uintptr) }}
+
+// call is the one place the package crosses into the library (see ffi.go).
+// Being marked go:uintptrescapes, it makes every pointer its callers convert
+// to uintptr in its argument list live on the heap and stay alive until it
+// returns; the library keeps none of them after that. n is the function's
+// arity; the unused trailing arguments are zero and not passed.
+//
+// On darwin and windows it goes through purego.SyscallN (~80 ns on Linux):
+// the lean trampoline of ffi_call_linux.go cannot be tested there from the
+// machines this package is built on.
+//
+//go:uintptrescapes
+func call(fn uintptr, n int, a1, a2, a3, a4, a5, a6, a7 uintptr) uintptr {
+	args := argSlots.Get().(*[7]uintptr)
+	*args = [7]uintptr{a1, a2, a3, a4, a5, a6, a7}
+	r, _, _ := purego.SyscallN(fn, args[:n]...)
+	*args = [7]uintptr{}
+	argSlots.Put(args)
+	return r
+}
