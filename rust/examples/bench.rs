@@ -1,5 +1,6 @@
 //! The Rust ceiling for scripts/bench.sh: the same blake3 crate, called
-//! in-process, at the sizes of the Go benchmarks, printed in `go test -bench`
+//! in-process, at the sizes of the Go benchmarks (one-shots, and a 16 MiB
+//! stream written in the Go benchmark's pieces), printed in `go test -bench`
 //! format so that one report covers both.
 //!
 //!   cargo run --release --example bench -- [seconds per cell, default 0.5]
@@ -7,7 +8,18 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-const SIZES: [usize; 10] = [0, 64, 256, 1 << 10, 4 << 10, 16 << 10, 64 << 10, 1 << 20, 16 << 20, 64 << 20];
+const SIZES: [usize; 10] = [
+    0,
+    64,
+    256,
+    1 << 10,
+    4 << 10,
+    16 << 10,
+    64 << 10,
+    1 << 20,
+    16 << 20,
+    64 << 20,
+];
 
 fn size_name(n: usize) -> String {
     if n >= 1 << 20 && n % (1 << 20) == 0 {
@@ -19,8 +31,10 @@ fn size_name(n: usize) -> String {
     }
 }
 
-/// Runs f until `budget` has passed (at least once), and prints a Go-style line.
-fn bench(name: &str, n: usize, budget: Duration, f: &dyn Fn()) {
+/// Runs f, which hashes `bytes` bytes, until `budget` has passed (at least
+/// once), and prints a Go-style line: `Benchmark{group}={label}/impl={name}`
+/// with label the size `label` names.
+fn bench(group: &str, label: usize, name: &str, bytes: usize, budget: Duration, f: &dyn Fn()) {
     f(); // warm up
     let mut iters: u64 = 0;
     let start = Instant::now();
@@ -29,12 +43,19 @@ fn bench(name: &str, n: usize, budget: Duration, f: &dyn Fn()) {
         iters += 1;
     }
     let ns = start.elapsed().as_nanos() as f64 / iters as f64;
-    let mbs = if ns > 0.0 { n as f64 / ns * 1e3 } else { 0.0 };
+    let mbs = if ns > 0.0 {
+        bytes as f64 / ns * 1e3
+    } else {
+        0.0
+    };
     println!(
-        "BenchmarkSum256/size={}/impl={}-{} \t{}\t{:.1} ns/op\t{:.2} MB/s",
-        size_name(n),
+        "Benchmark{}={}/impl={}-{} \t{}\t{:.1} ns/op\t{:.2} MB/s",
+        group,
+        size_name(label),
         name,
-        std::thread::available_parallelism().map(|p| p.get()).unwrap_or(1),
+        std::thread::available_parallelism()
+            .map(|p| p.get())
+            .unwrap_or(1),
         iters,
         ns,
         mbs
@@ -42,15 +63,35 @@ fn bench(name: &str, n: usize, budget: Duration, f: &dyn Fn()) {
 }
 
 fn main() {
-    let secs: f64 = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0.5);
+    let secs: f64 = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0.5);
     let budget = Duration::from_secs_f64(secs);
     for &n in SIZES.iter() {
         let data: Vec<u8> = (0..n).map(|i| (i % 251) as u8).collect();
-        bench("rust-1core", n, budget, &|| {
+        bench("Sum256/size", n, "rust-1core", n, budget, &|| {
             black_box(blake3::hash(black_box(&data)));
         });
-        bench("rust-rayon", n, budget, &|| {
-            black_box(blake3::Hasher::new().update_rayon(black_box(&data)).finalize());
+        bench("Sum256/size", n, "rust-rayon", n, budget, &|| {
+            black_box(
+                blake3::Hasher::new()
+                    .update_rayon(black_box(&data))
+                    .finalize(),
+            );
+        });
+    }
+    // BenchmarkStream's rows: 16 MiB through Hasher::update in pieces. The
+    // throughput is of the whole stream; the size printed is the piece's.
+    const TOTAL: usize = 16 << 20;
+    let data: Vec<u8> = (0..TOTAL).map(|i| (i % 251) as u8).collect();
+    for &piece in [64usize, 1 << 10, 64 << 10].iter() {
+        bench("Stream/piece", piece, "rust-1core", TOTAL, budget, &|| {
+            let mut h = blake3::Hasher::new();
+            for p in data.chunks(piece) {
+                h.update(black_box(p));
+            }
+            black_box(h.finalize());
         });
     }
 }

@@ -176,7 +176,7 @@ func writeMarkdown(w io.Writer, med map[key]float64, samples map[key][]float64, 
 		}
 		ratios := []string{"1core / best(zeebo, luke)", "1core / zeebo", "native-1core / rust-1core", "auto / auto-1core", "auto / rust-rayon", "auto / luke"}
 		if bench == "Stream" {
-			ratios = []string{"auto-1core / zeebo", "auto-1core / one-shot 16MiB auto-1core"}
+			ratios = []string{"auto-1core / zeebo", "auto-1core / rust-1core", "auto-1core / one-shot 16MiB auto-1core"}
 		}
 		for _, r := range ratios {
 			fmt.Fprintf(w, " %s |", r)
@@ -211,7 +211,7 @@ func writeMarkdown(w io.Writer, med map[key]float64, samples map[key][]float64, 
 				if v := med[key{bench, s, "auto-1core"}]; oneShot > 0 && v > 0 {
 					r = fmt.Sprintf("%.2fx", v/oneShot)
 				}
-				fmt.Fprintf(w, " %s | %s |\n", ratio(med, bench, s, "auto-1core", "zeebo"), r)
+				fmt.Fprintf(w, " %s | %s | %s |\n", ratio(med, bench, s, "auto-1core", "zeebo"), ratio(med, bench, s, "auto-1core", "rust-1core"), r)
 			}
 		}
 		fmt.Fprintln(w)
