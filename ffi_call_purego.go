@@ -18,9 +18,10 @@ var argSlots = sync.Pool{New: func() any { return new([7]uintptr) }}
 // returns; the library keeps none of them after that. n is the function's
 // arity; the unused trailing arguments are zero and not passed.
 //
-// On darwin and windows it goes through purego.SyscallN (~80 ns on Linux):
-// the lean trampoline of ffi_call_linux.go cannot be tested there from the
-// machines this package is built on.
+// On darwin and windows it goes through purego.SyscallN (~80 ns on Linux)
+// rather than the lean trampoline of ffi_call_linux.go: darwin cannot be run
+// on the machines this package is built on, and windows (another calling
+// convention) only under wine, where its speed cannot be measured.
 //
 //go:uintptrescapes
 func call(fn uintptr, n int, a1, a2, a3, a4, a5, a6, a7 uintptr) uintptr {
