@@ -82,7 +82,7 @@ func BenchmarkCrossing(b *testing.B) {
 // BenchmarkDeriveKey compares DeriveKey (32-byte output) with the Go
 // peers at the sizes key material usually has, and a few larger ones. It is
 // why DeriveKey has no Go-side size dispatch: the library won at every size
-// (32 B: ~0.33 µs against ~3.3-3.7 µs for lukechampine and zeebo, which
+// (32 B: ~0.31-0.33 µs against ~3.3-3.9 µs for lukechampine and zeebo, which
 // allocate a hasher each time), and "go" (this package's Go path) is
 // zeebo's DeriveKey itself.
 func BenchmarkDeriveKey(b *testing.B) {
