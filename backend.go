@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/purego-blake3/blake3/internal/ffi"
 )
 
 // BackendInfo describes the implementation this process hashes with.
@@ -29,21 +31,28 @@ type BackendInfo struct {
 // backendState is the outcome of loading: the bound library (nil on the Go
 // path) and its description.
 type backendState struct {
-	sym  *symbols
+	sym  *ffi.Symbols
 	info BackendInfo
 }
 
-var active backendState
+var (
+	active backendState
+	// lib is the bound library, nil on the Go path. It is set once, by
+	// native, and read-only afterwards (tests switch it with setBackend).
+	lib *ffi.Symbols
+)
 
-// setBackend makes b the process's backend. It runs once, through native
-// (tests call it again to switch backends).
+// setBackend makes b the process's backend, with the size dispatch that
+// goes with it. It runs once, through native (tests call it again to switch
+// backends).
 func setBackend(b backendState) {
 	active = b
 	lib = b.sym
+	startDispatch(lib)
 }
 
-// loadBackend decides the backend: set at init by loader.go (from the
-// environment) or nonative.go, run once, at the first use of the package.
+// loadBackend decides the backend: set at init by loader.go from the
+// environment, run once, at the first use of the package.
 var (
 	loadBackend func() backendState
 	loadOnce    sync.Once
@@ -51,10 +60,10 @@ var (
 
 // native returns the bound library, or nil on the Go path, loading it at the
 // first call. The library is loaded on first use rather than during package
-// initialization, so that a program pays for dlopen and the self-test (about
-// 1 to 5 ms on small machines) only if it hashes, and process start stays
-// fast; BLAKE3_BACKEND=native still loads (or panics) at init.
-func native() *symbols {
+// initialization, so that a program pays for dlopen and the self-test only
+// if it hashes, and process start stays fast (BenchmarkInit,
+// TestLoaderInitTime); BLAKE3_BACKEND=native loads (or panics) at init.
+func native() *ffi.Symbols {
 	loadOnce.Do(func() { setBackend(loadBackend()) })
 	return lib
 }
@@ -101,4 +110,42 @@ func threads() int {
 		n = m
 	}
 	return n
+}
+
+// The library's rayon pool, sized from Go: built at the first multi-core
+// hash with the thread count allowed then, and rebuilt when that count
+// changes (GOMAXPROCS or SetMaxThreads). A size the library could not get
+// (threads refused, by a pids limit say) is not asked for again; those
+// hashes run on the calling thread.
+var (
+	poolMu     sync.Mutex
+	poolSize   int
+	poolFailed int
+)
+
+// parallel reports whether a native hash of n bytes should run on the rayon
+// pool, making the pool as wide as allowed first. Single updates of
+// parallelMin bytes or more gain from more cores (BenchmarkDispatch,
+// rayon-2 against native-1core).
+func parallel(n int) bool {
+	if n < parallelMin {
+		return false
+	}
+	t := threads()
+	if t < 2 {
+		return false
+	}
+	poolMu.Lock()
+	defer poolMu.Unlock()
+	switch {
+	case t == poolSize:
+		return true
+	case t == poolFailed:
+		return false
+	case lib.InitThreads(t) != ffi.OK:
+		poolFailed = t
+		return false
+	}
+	poolSize = t
+	return true
 }

@@ -30,7 +30,7 @@ func badNoPanic(t *testing.T, what string, f func()) {
 
 // badSizes are input lengths on both sides of each native dispatch size: a
 // hasher of a small one gives a Go digest, of a large one a native digest.
-var badSizes = []int{0, 1, goMax - 1, goMax, bufSize, bufSize + 1, parallelMin + 5}
+var badSizes = []int{0, 1, chunkLen - 1, chunkLen, bufSize, bufSize + 1, parallelMin + 5}
 
 func TestBadInputKeyLengths(t *testing.T) {
 	forEachBackend(t, func(t *testing.T) {
@@ -331,7 +331,7 @@ func TestBadInputHasherAfterDigest(t *testing.T) {
 		for _, m := range allHashModes {
 			key := []byte(vectorKey)
 			for _, n1 := range badSizes {
-				for _, n2 := range []int{1, goMax, bufSize + 3, parallelMin} {
+				for _, n2 := range []int{1, chunkLen, bufSize + 3, parallelMin} {
 					all := vectorInput(n1 + n2)
 					first, rest := all[:n1], all[n1:]
 					h := newModeHasher(t, m, key, vectorContext)
@@ -453,34 +453,32 @@ func badBuffered(h *Hasher) int {
 }
 
 // TestBadInputBatching pins the native path's batching, which the output
-// alone cannot show: the Go side holds at most bufSize bytes; a write that
-// would overflow it first tops it up to exactly bufSize and hands that
-// over; a remainder of bufSize or more crosses directly, a shorter one is
-// kept. And Sum and Digest of fewer than goMax bytes stay on the Go side.
+// alone cannot show: the Go side holds at most bufSize bytes, the input
+// after the last aligned group of bufSize bytes handed over; a write that
+// would overflow the buffer first tops it up to the end of its group and
+// hands that over, then whole groups straight from the write, keeping the
+// last group (1 to bufSize bytes), whole or not. Sum and Digest hand
+// nothing over.
 func TestBadInputBatching(t *testing.T) {
 	if !nativeActive(t) {
 		t.Skip("native backend not active")
 	}
-	model := func(buffered int, live bool, n int) (int, bool) {
-		if buffered+n <= bufSize {
-			return buffered + n, live
+	model := func(handed, buffered, n int) (int, int) {
+		room := bufSize - handed%bufSize
+		if buffered+n <= room {
+			return handed, buffered + n
 		}
-		if buffered > 0 {
-			n -= bufSize - buffered
-			live = true
-		}
-		if n >= bufSize {
-			return 0, true
-		}
-		return n, live
+		n -= room - buffered
+		handed += room
+		whole := (n - 1) / bufSize * bufSize
+		return handed + whole, n - whole
 	}
 	rng := newTestRand(testSeed(t))
 	pattern := vectorInput(12 * 3 * bufSize)
-	edges := []int{0, 1, goMax - 1, goMax, bufSize - 1, bufSize, bufSize + 1, 2*bufSize - 1, 2 * bufSize, 2*bufSize + 1}
+	edges := []int{0, 1, chunkLen - 1, chunkLen, bufSize - 1, bufSize, bufSize + 1, 2*bufSize - 1, 2 * bufSize, 2*bufSize + 1}
 	for round := range 200 {
 		h := New()
-		var total, buffered int
-		var live bool
+		var total, handed, buffered int
 		var all []byte
 		for i := range 12 {
 			var n int
@@ -500,39 +498,29 @@ func TestBadInputBatching(t *testing.T) {
 			}
 			all = append(all, p...)
 			total += n
-			buffered, live = model(buffered, live, n)
-			if got := badBuffered(h); got != buffered || h.live != live {
-				t.Fatalf("round %d, after writes totalling %d (last %d): %d bytes buffered, live %v; want %d, %v",
-					round, total, n, got, h.live, buffered, live)
+			handed, buffered = model(handed, buffered, n)
+			got := 0
+			if h.live {
+				got = int(h.t.Chunks) * chunkLen
+			}
+			if got != handed || h.nbuf != buffered {
+				t.Fatalf("round %d, after writes totalling %d (last %d): %d bytes handed over, %d buffered; want %d, %d",
+					round, total, n, got, h.nbuf, handed, buffered)
+			}
+			if i%4 == 3 {
+				before := *h
+				sum := h.Sum(nil)
+				h.Digest()
+				if h.live != before.live || h.nbuf != before.nbuf || h.t != before.t {
+					t.Fatalf("round %d: Sum or Digest changed the hasher", round)
+				}
+				if want := zeebo.Sum256(all); !bytes.Equal(sum, want[:]) {
+					t.Fatalf("round %d: Sum of %d bytes wrong", round, total)
+				}
 			}
 		}
 		if got, want := h.Sum(nil), zeebo.Sum256(all); !bytes.Equal(got, want[:]) {
 			t.Fatalf("round %d: Sum of %d bytes wrong", round, total)
-		}
-	}
-	// Sum and Digest: sizes goFaster picks stay on the Go side, the others
-	// are handed to the library.
-	// The sizes and where they must go, written out rather than asked of
-	// goFaster, so that a change of the boundaries shows.
-	native := map[int]bool{0: false, 1: false, goMax - 1: false, goMax: false, goMax + 1: true,
-		goBandLo: true, goBandLo + 1: false, goBandHi - 1: false, goBandHi: true}
-	for _, n := range []int{0, 1, goMax - 1, goMax, goMax + 1, goBandLo, goBandLo + 1, goBandHi - 1, goBandHi} {
-		for _, digest := range []bool{false, true} {
-			h := New()
-			_, _ = h.Write(vectorInput(n))
-			var got []byte
-			if digest {
-				got = make([]byte, 32)
-				_, _ = h.Digest().Read(got)
-			} else {
-				got = h.Sum(nil)
-			}
-			if want := zeebo.Sum256(vectorInput(n)); !bytes.Equal(got, want[:]) {
-				t.Fatalf("%d bytes (digest %v): wrong hash", n, digest)
-			}
-			if h.live != native[n] {
-				t.Errorf("%d bytes (digest %v): live %v after Sum; want %v", n, digest, h.live, native[n])
-			}
 		}
 	}
 }

@@ -11,8 +11,8 @@ import (
 	"testing"
 )
 
-// concurrencySizes cross goMax, bufSize and parallelMin.
-var concurrencySizes = []int{0, 1, goMax - 1, goMax, 4097, bufSize - 1, bufSize + 1, parallelMin, parallelMin + 1025, 300 << 10}
+// concurrencySizes cross chunkLen, bufSize and parallelMin.
+var concurrencySizes = []int{0, 1, chunkLen - 1, chunkLen, 4097, bufSize - 1, bufSize + 1, parallelMin, parallelMin + 1025, 300 << 10}
 
 func TestConcurrency(t *testing.T) {
 	rng := newTestRand(testSeed(t))

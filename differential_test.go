@@ -6,6 +6,7 @@ package blake3
 
 import (
 	"bytes"
+	zeebo "github.com/zeebo/blake3"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -27,7 +28,7 @@ func diffLengths() []int {
 		}
 	}
 	add(0, 1, 2, 3, 7, 8, 31, 32, 33)
-	for _, n := range []int{64, 128, 1024, 2048, 3072, goMax, bufSize, parallelMin, 31 * 1024, 33 * 1024} {
+	for _, n := range []int{64, 128, 1024, 2048, 3072, chunkLen, bufSize, parallelMin, 31 * 1024, 33 * 1024} {
 		add(n-1, n, n+1)
 	}
 	for k := 4; k <= 22; k++ {
@@ -165,7 +166,7 @@ func diffOneShots(t *testing.T, name string, data, key []byte) {
 		for _, ctx := range []string{diffContext, diffBadContext, ""} {
 			for _, n := range []int{0, 32, 77} {
 				wantDK := make([]byte, n)
-				goDeriveKey(ctx, data, wantDK)
+				zeebo.DeriveKey(ctx, data, wantDK)
 				got := make([]byte, n)
 				DeriveKey(ctx, data, got)
 				if !bytes.Equal(got, wantDK) {
@@ -336,7 +337,7 @@ func TestDifferentialDigestSmallReads(t *testing.T) {
 		t.Helper()
 		pos := d.pos
 		want := make([]byte, n)
-		must(stFinalize(d.st, pos, want))
+		d.fetch(pos, want)
 		got := make([]byte, n)
 		for i := range got {
 			got[i] = ^want[i] // so that a byte left unwritten shows

@@ -6,17 +6,25 @@ import (
 	"io"
 
 	zeebo "github.com/zeebo/blake3"
+	"lukechampine.com/blake3/guts"
 )
 
 // Digest captures the state of a Hasher, allowing reading and seeking
 // through the output stream. It satisfies io.Reader and io.Seeker. It is
 // not safe for concurrent use; a copy (d2 := *d) is independent.
 type Digest struct {
-	g   zeebo.Digest // the Go path, when gon is set
-	gon bool
-	st  []uint64   // the native state, never changed after creation
-	pos uint64     // the native path's output position
-	sub *subOutput // a merged subtree root, or an error (subtree.go)
+	src uint8
+	pos uint64 // the output position, but for srcGo (zeebo keeps its own)
+	err error  // srcErr: why there is no output
+
+	g zeebo.Digest // srcGo
+
+	mode        uint32
+	key         [32]byte  // srcShort, srcMerge: the key or context key
+	left, right [32]byte  // srcMerge: the root's children
+	node        guts.Node // srcNode: the root, on the Go path
+	n           int       // srcShort: the input, in[:n]
+	in          [chunkLen]byte
 
 	// Output fetched ahead for small reads after the first one: ob[:obLen]
 	// is the output from obPos on. Held by value, so that a copy of a
@@ -27,13 +35,19 @@ type Digest struct {
 	obLen uint64
 }
 
-// outBufLen is how much output a small native Read fetches at once: a call
-// that produces 1 KiB (16 blocks, computed side by side) costs little more
-// than one that produces 1 byte. BenchmarkDigestRead, when reads crossed each
-// time (~200 ns a call): 1-byte reads went to 4.3 ns each (zeebo 6.3),
-// 32-byte reads to 11 ns (zeebo 59). With the 33 ns crossing, on another
-// day's machine: a 1 KiB read ~165 ns, 1-byte reads 4.4 ns (zeebo 6.6),
-// 32-byte 24 ns (zeebo 60).
+// Where a Digest's output comes from.
+const (
+	srcNone  uint8 = iota // the zero Digest, not from a Hasher
+	srcGo                 // a zeebo Digest
+	srcShort              // the library, hashing in[:n] (one chunk or less) at each fetch
+	srcMerge              // the library, merging left and right at each fetch
+	srcNode               // lukechampine's primitives, from node
+	srcErr                // none: err
+)
+
+// outBufLen is how much output a small read fetches at once: a call that
+// produces 1 KiB (16 blocks, computed side by side) costs little more than
+// one that produces 1 byte (BenchmarkDigestRead).
 const outBufLen = 1024
 
 // Read reads data from the hasher into p. It always fills the entire buffer
@@ -42,13 +56,12 @@ const outBufLen = 1024
 // output is defined for 2^64 bytes; what reads past that return is
 // unspecified (the position itself wraps modulo 2^64).
 func (d *Digest) Read(p []byte) (n int, err error) {
-	if d.sub != nil {
-		return d.subRead(p)
-	}
-	if d.gon {
+	switch d.src {
+	case srcGo:
 		return d.g.Read(p)
-	}
-	if d.st == nil {
+	case srcErr:
+		return 0, d.err
+	case srcNone:
 		return 0, errors.New("blake3: Read on a Digest that did not come from Hasher.Digest")
 	}
 	k := uint64(len(p))
@@ -57,14 +70,14 @@ func (d *Digest) Read(p []byte) (n int, err error) {
 	case k >= outBufLen || !d.ahead:
 		// Large reads, and the first small one: a single short read (the
 		// usual use of a Digest) computes no more output than it asks for.
-		must(stFinalize(d.st, d.pos, p))
+		d.fetch(d.pos, p)
 		d.ahead = d.ahead || k < outBufLen
 	default:
 		// Serve from ob when all of p is there, at positions not wrapped
 		// past 2^64 since it was fetched (so that the bytes are exactly
 		// what a direct read at d.pos gives); else fetch from d.pos.
 		if d.obLen < k || d.pos < d.obPos || d.pos-d.obPos > d.obLen-k {
-			must(stFinalize(d.st, d.pos, d.ob[:]))
+			d.fetch(d.pos, d.ob[:])
 			d.obPos, d.obLen = d.pos, outBufLen
 		}
 		copy(p, d.ob[d.pos-d.obPos:])
@@ -73,11 +86,30 @@ func (d *Digest) Read(p []byte) (n int, err error) {
 	return len(p), nil
 }
 
+// fetch writes the output from position pos to p.
+func (d *Digest) fetch(pos uint64, p []byte) {
+	switch d.src {
+	case srcShort:
+		must(lib.HashXOF(d.mode, d.modeKey(), false, d.in[:d.n], pos, p))
+	case srcMerge:
+		must(lib.MergeRoot(&d.left, &d.right, d.mode, d.modeKey(), pos, p))
+	case srcNode:
+		goXOF(d.node, pos, p)
+	}
+}
+
+func (d *Digest) modeKey() *[32]byte {
+	if d.mode == modeHash {
+		return nil
+	}
+	return &d.key
+}
+
 // Seek sets the position to the provided location. Only io.SeekStart and
 // io.SeekCurrent are allowed; the output has no end to seek from. A negative
 // resulting position is an error.
 func (d *Digest) Seek(offset int64, whence int) (int64, error) {
-	if d.gon {
+	if d.src == srcGo {
 		return d.g.Seek(offset, whence)
 	}
 	switch whence {

@@ -1,14 +1,15 @@
-// The Go path: github.com/zeebo/blake3 (and, for one-chunk one-shot hashes,
-// lukechampine.com/blake3), used when the native library cannot be loaded,
-// and for inputs where Go code is faster than a crossing.
+// The Go path: github.com/zeebo/blake3, and lukechampine.com/blake3 where
+// its code is the faster of the two (dispatch.go), used when the native
+// library cannot be loaded, and for inputs where Go code beats a crossing.
 
 package blake3
 
 import (
 	"golang.org/x/sys/cpu"
 
+	"github.com/purego-blake3/blake3/internal/ffi"
 	zeebo "github.com/zeebo/blake3"
-	luke "lukechampine.com/blake3"
+	"lukechampine.com/blake3/guts"
 )
 
 // zeeboVersion is the version of the Go implementation (see go.mod).
@@ -25,15 +26,6 @@ func goSIMD() string {
 	return "portable"
 }
 
-// setGo puts h on the Go path for good.
-func (h *Hasher) setGo() {
-	h.g, h.gon = h.goHasher(), true
-}
-
-// goDigest wraps a zeebo Digest, held by value so that a copy of the Digest
-// is independent.
-func goDigest(d *zeebo.Digest) *Digest { return &Digest{g: *d, gon: true} }
-
 // goHasher is a zeebo hasher in the same mode as h.
 func (h *Hasher) goHasher() *zeebo.Hasher {
 	switch h.mode {
@@ -44,19 +36,47 @@ func (h *Hasher) goHasher() *zeebo.Hasher {
 		}
 		return g
 	case modeDeriveKey:
+		if h.hasCtxKey {
+			return zeeboWithKey(&h.key, modeDeriveKey)
+		}
 		return zeebo.NewDeriveKey(h.context)
 	}
 	return zeebo.New()
 }
 
-// goSum256 hashes on the Go path: one chunk or less with
-// lukechampine.com/blake3, the fastest Go code there (but for one block:
-// see blockLen), more with zeebo.
-func goSum256(b []byte) [32]byte {
-	if len(b) <= goMax && len(b) != blockLen {
-		return luke.Sum256(b)
-	}
-	return zeebo.Sum256(b)
+// zeeboWithKey is a zeebo hasher in a keyed or derive-key mode with its
+// key (for derive-key, the context key rather than the context); it needs
+// ffi.ZeeboOK.
+func zeeboWithKey(key *[32]byte, mode uint32) *zeebo.Hasher {
+	return ffi.ZeeboImport(&ffi.ZeeboState{Key: cvWords(key), Flags: modeFlags(mode)})
 }
 
-func goDeriveKey(context string, material, out []byte) { zeebo.DeriveKey(context, material, out) }
+// goSum writes the output of in, at most one chunk, in a mode with its key
+// (the context key for derive-key) from output offset 0 to out, with
+// lukechampine.com/blake3's primitives: the one-chunk code that BenchmarkDispatch
+// finds fastest for unkeyed input on some CPUs, without the allocation of a
+// zeebo hasher.
+func goSum(mode uint32, key *[32]byte, in, out []byte) {
+	node := guts.CompressChunk(in, keyWords(mode, key), 0, modeFlags(mode))
+	goXOF(node, 0, out)
+}
+
+// keyWords is the key of a mode as guts takes it.
+func keyWords(mode uint32, key *[32]byte) *[8]uint32 {
+	if mode == modeHash {
+		return &guts.IV
+	}
+	w := cvWords(key)
+	return &w
+}
+
+// modeFlags is the domain flag of a mode.
+func modeFlags(mode uint32) uint32 {
+	switch mode {
+	case modeKeyed:
+		return guts.FlagKeyedHash
+	case modeDeriveKey:
+		return guts.FlagDeriveKeyMaterial
+	}
+	return 0
+}

@@ -216,22 +216,22 @@ func TestFaultMatrix(t *testing.T) {
 	})
 	t.Run("MissingSymbol", func(t *testing.T) {
 		p := faultBuildStub(t, "-DFAULT_OMIT_UPDATE")
-		faultExpectRefused(t, lib(p), faultCauseOf("the missing symbol", `missing symbols? \[?blake3_purego_update\]`))
+		faultExpectRefused(t, lib(p), faultCauseOf("the missing symbol", `missing symbols? \[?blake3_purego_tree_update\]`))
 		faultExpectUnloaded(t, p)
 	})
 	t.Run("UnknownABIVersion", func(t *testing.T) {
 		p := faultBuildStub(t, "-DFAULT_ABI=999")
-		faultExpectRefused(t, lib(p), faultCauseOf("the ABI version", `ABI version 999, want 1`))
+		faultExpectRefused(t, lib(p), faultCauseOf("the ABI version", `ABI version 999, want 2`))
 		faultExpectUnloaded(t, p)
 	})
-	t.Run("ImplausibleStateSize", func(t *testing.T) {
-		p := faultBuildStub(t, "-DFAULT_STATE_SIZE=8")
-		faultExpectRefused(t, lib(p), faultCauseOf("the state size", `state size 8`))
+	t.Run("WrongTreeSize", func(t *testing.T) {
+		p := faultBuildStub(t, "-DFAULT_TREE_SIZE=8")
+		faultExpectRefused(t, lib(p), faultCauseOf("the tree size", `tree layout of 8 bytes`))
 		faultExpectUnloaded(t, p)
 	})
-	t.Run("StateAlignment", func(t *testing.T) {
-		p := faultBuildStub(t, "-DFAULT_STATE_ALIGN=16")
-		faultExpectRefused(t, lib(p), faultCauseOf("the state alignment", `alignment 16`))
+	t.Run("TreeAlignment", func(t *testing.T) {
+		p := faultBuildStub(t, "-DFAULT_TREE_ALIGN=16")
+		faultExpectRefused(t, lib(p), faultCauseOf("the tree alignment", `aligned to 16`))
 		faultExpectUnloaded(t, p)
 	})
 	t.Run("WrongHashStub", func(t *testing.T) {

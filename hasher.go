@@ -2,65 +2,87 @@ package blake3
 
 import (
 	"slices"
-	"strconv"
-	"sync"
 
+	"github.com/purego-blake3/blake3/internal/ffi"
 	zeebo "github.com/zeebo/blake3"
 )
 
 // Hasher is a hash.Hash for BLAKE3. Its zero value is ready to use, like
 // New(). A Hasher is not safe for concurrent use; Clone gives independent
-// copies.
+// copies, and so does a copy by value (h2 := *h) on the native path.
 //
 // On the native path, small writes are gathered on the Go side and handed to
 // the library in large batches, so a stream written in small pieces runs at
 // the library's speed, and a short stream never crosses into the library.
 type Hasher struct {
-	mode    uint32
-	key     [32]byte // the key (keyed), or the context key (derive-key, native)
-	context string   // the derive-key context, for the Go path
+	mode      uint32
+	key       [32]byte // the key (keyed), or the context key (derive-key, when hasCtxKey)
+	hasCtxKey bool
+	context   string // the derive-key context, for the Go path
 
-	// g is the Go path for this hasher when gon is set: there is no
-	// library, or the derive-key context is not UTF-8. It is a pointer (zeebo's
-	// Hasher is 10 KiB, and most Hashers never need it), so a copy of a
-	// Go-path Hasher by value shares it: use Clone.
-	g   *zeebo.Hasher
-	gon bool
+	// path is pathNative or pathGo once the hasher has started: the
+	// backend it began on, for good.
+	path uint8
+
+	// g is the Go path's hasher. It is a pointer (zeebo's Hasher is 10 KiB,
+	// and native Hashers never need it), so a copy of a Go-path Hasher by
+	// value shares it: use Clone.
+	g *zeebo.Hasher
 
 	// sub is set by SetInputOffset (sub.on): the hasher hashes a subtree
-	// (subtree.go). It is held by value, like the native state, so that a
-	// copy of a native subtree hasher by value is independent too.
+	// (subtree.go).
 	sub subState
 
-	// The native state and the input not yet handed to the library live in
-	// the Hasher itself, not behind pointers, so that a copy of a native
-	// Hasher by value (h2 := *h, which zeebo's Hasher allows) is an
-	// independent hasher, and two copies never write one native state. The state is pointer-free memory that only the library
-	// writes, and only during a call.
-	live bool                  // st is initialized and holds the input before buf
-	nbuf int                   // bytes of input in buf
-	st   [maxStateWords]uint64 // native state: its first lib.stateWords words
-	buf  [bufSize]byte         // input not yet handed to the library
+	// The native path: the tree of the input handed to the library, and the
+	// input after it (buf[:nbuf]). Both live in the Hasher itself, so that a
+	// copy by value is independent. live reports that t is initialized; lim
+	// is how much buf may hold before the next write goes through write
+	// (0 when every write must: not started, or a subtree hasher).
+	live bool
+	t    ffi.Tree
+	lim  int
+	nbuf int
+	buf  [bufSize]byte
 }
 
-// maxStateWords bounds the native state the Hasher holds inline (2 KiB);
-// the loader refuses a library whose state is larger. blake3 1.8.1's is
-// 1976 bytes.
-const maxStateWords = 256
+// Hashing paths.
+const (
+	pathUnset uint8 = iota
+	pathNative
+	pathGo
+)
 
-// state is the native state, as the library sees it.
-func (h *Hasher) state() []uint64 { return h.st[:lib.stateWords] }
+// Hashing modes, shared with the native library's ABI.
+const (
+	modeHash      = ffi.ModeHash
+	modeKeyed     = ffi.ModeKeyed
+	modeDeriveKey = ffi.ModeDeriveKey
+)
 
-// pending is the input gathered and not yet handed to the library.
-func (h *Hasher) pending() []byte { return h.buf[:h.nbuf] }
+// bufSize is the input the Hasher gathers before it crosses into the
+// library: a batch of 16 chunks, the widest the crate hashes in one SIMD
+// pass (AVX-512), for few crossings per byte (BenchmarkStream).
+const bufSize = 16 << 10
 
-// push gathers p, which fits.
-func (h *Hasher) push(p []byte) { h.nbuf += copy(h.buf[h.nbuf:], p) }
-
-// start puts h on the Go path when there is no library.
+// start puts h on the native path if the library is loaded, else on the Go
+// path, the first time it is needed.
 func (h *Hasher) start() {
-	if native() == nil && !h.gon {
-		h.setGo()
+	if h.path != pathUnset {
+		return
+	}
+	if native() != nil {
+		h.path = pathNative
+		if h.mode == modeDeriveKey && !h.hasCtxKey {
+			h.key, h.hasCtxKey = contextKey(h.context), true
+		}
+		h.setLim()
+		return
+	}
+	h.path = pathGo
+	if h.sub.on {
+		h.sub.startGo(h)
+	} else {
+		h.g = h.goHasher()
 	}
 }
 
@@ -68,85 +90,133 @@ func (h *Hasher) start() {
 // error, except on a hasher given an input offset by SetInputOffset, which
 // rejects input beyond the largest subtree its offset allows.
 func (h *Hasher) Write(p []byte) (int, error) {
-	if h.live && !h.sub.on && h.nbuf+len(p) <= bufSize {
-		// The common case of a stream in small pieces, once the library
-		// holds part of it: only gather. (live implies the native path.)
-		h.push(p)
+	if h.nbuf+len(p) <= h.lim {
+		// The common case of a stream in small pieces on the native path:
+		// only gather.
+		h.nbuf += copy(h.buf[h.nbuf:], p)
 		return len(p), nil
 	}
-	if h.sub.on {
-		return h.subWrite(p)
-	}
-	h.start()
-	if h.gon {
-		return h.g.Write(p)
-	}
-	n := len(p)
-	if h.nbuf+len(p) <= bufSize {
-		h.push(p)
-		return n, nil
-	}
-	if h.nbuf > 0 {
-		k := bufSize - h.nbuf
-		h.push(p[:k])
-		p = p[k:]
-		h.flush()
-	}
-	if len(p) >= bufSize {
-		h.cross(p)
-	} else {
-		h.push(p)
-	}
-	return n, nil
+	return h.write(p)
 }
 
 // WriteString is like Write but for strings, without a copy to a []byte on
 // the Go path.
 func (h *Hasher) WriteString(s string) (int, error) {
-	if h.sub.on {
-		return h.subWrite([]byte(s))
-	}
-	h.start()
-	if h.gon {
-		return h.g.WriteString(s)
-	}
-	if h.nbuf+len(s) <= bufSize {
+	if h.nbuf+len(s) <= h.lim {
 		h.nbuf += copy(h.buf[h.nbuf:], s)
 		return len(s), nil
 	}
-	return h.Write([]byte(s))
+	if h.path == pathGo && !h.sub.on {
+		return h.g.WriteString(s)
+	}
+	return h.write([]byte(s))
 }
 
-// cross hands p to the library, initializing the state first if needed.
-func (h *Hasher) cross(p []byte) {
+// write is Write's general case.
+func (h *Hasher) write(p []byte) (int, error) {
+	if h.sub.on {
+		if err := h.sub.accept(len(p)); err != nil {
+			return 0, err
+		}
+	}
+	h.start()
+	if h.path == pathGo {
+		if h.sub.t != nil {
+			h.sub.t.write(p)
+			return len(p), nil
+		}
+		return h.g.Write(p)
+	}
+	n := len(p)
+	room := h.room()
+	if h.nbuf+len(p) <= room {
+		h.nbuf += copy(h.buf[h.nbuf:], p)
+		return n, nil
+	}
+	// Fill the buffer to the end of its group and hand it over, then whole
+	// groups straight from p. The last group (1 to bufSize bytes) stays
+	// here, even when it is whole: more input may follow, and if none does,
+	// the root is computed from it.
+	k := copy(h.buf[h.nbuf:room], p)
+	h.update(h.buf[:room])
+	p = p[k:]
+	whole := (len(p) - 1) / bufSize * bufSize
+	if whole > 0 {
+		h.update(p[:whole])
+	}
+	h.nbuf = copy(h.buf[:], p[whole:])
+	h.setLim()
+	return n, nil
+}
+
+// room is how much input the buffer gathers before it is handed over: up to
+// the end of the group of bufSize bytes of the whole input that it starts
+// in. Groups are aligned in the input, so that each is one subtree for the
+// library; the first one of a subtree hasher, or of a hasher resumed from a
+// saved state, may be shorter.
+func (h *Hasher) room() int {
+	start := h.sub.offset
+	if h.live {
+		start = h.t.Offset + h.t.Chunks*chunkLen
+	}
+	return bufSize - int(start%bufSize)
+}
+
+// setLim sets what Write may gather without a look at anything else: the
+// room left in the buffer's group on the native path, none for a subtree
+// hasher (whose writes are counted) or on the Go path.
+func (h *Hasher) setLim() {
+	h.lim = 0
+	if h.path == pathNative && !h.sub.on {
+		h.lim = h.room()
+	}
+}
+
+// update hands p, whole chunks, to the library, initializing the tree
+// first if needed.
+func (h *Hasher) update(p []byte) {
 	if !h.live {
-		must(stInit(h.state(), h))
+		must(lib.TreeInit(&h.t, h.mode, h.modeKey(), h.sub.offset))
 		h.live = true
 	}
-	must(stUpdate(h.state(), p))
+	must(lib.TreeUpdate(&h.t, p, !h.sub.single && parallel(len(p))))
+	h.nbuf = 0
 }
 
-// flush hands the gathered input to the library.
-func (h *Hasher) flush() {
-	if h.nbuf > 0 {
-		h.cross(h.pending())
-		h.nbuf = 0
+// modeKey is h's key as the library takes it: nil for plain hashing.
+func (h *Hasher) modeKey() *[32]byte {
+	if h.mode == modeHash {
+		return nil
 	}
+	return &h.key
 }
 
-// small reports whether everything written so far is still on the Go side
-// and short enough that the Go path is faster.
-func (h *Hasher) small() bool { return !h.live && goFaster(h.nbuf) }
+// tree is h's tree, for a finalization: an empty one if nothing was handed
+// over yet.
+func (h *Hasher) tree() *ffi.Tree {
+	if !h.live {
+		var t ffi.Tree
+		must(lib.TreeInit(&t, h.mode, h.modeKey(), h.sub.offset))
+		return &t
+	}
+	return &h.t
+}
+
+// pending is the input gathered and not yet handed to the library.
+func (h *Hasher) pending() []byte { return h.buf[:h.nbuf] }
 
 // Reset implements part of the hash.Hash interface. It causes the Hasher to
 // act as if it was newly created.
 func (h *Hasher) Reset() {
-	if h.gon {
+	if h.g != nil {
 		h.g.Reset()
 	}
-	h.live = false
-	h.nbuf = 0
+	h.live, h.nbuf = false, 0
 	h.sub = subState{}
+	h.setLim()
+	if h.path == pathGo && h.g == nil {
+		h.g = h.goHasher() // it was a subtree hasher
+	}
 }
 
 // Clone returns a new Hasher with the same internal state.
@@ -156,7 +226,7 @@ func (h *Hasher) Reset() {
 func (h *Hasher) Clone() *Hasher {
 	c := new(Hasher)
 	*c = *h
-	if h.gon {
+	if h.g != nil {
 		c.g = h.g.Clone()
 	}
 	c.sub = h.sub.clone()
@@ -179,22 +249,17 @@ func (h *Hasher) Sum(b []byte) []byte {
 		return s
 	}
 	h.start()
-	if h.gon {
+	if h.path == pathGo {
 		return h.g.Sum(b)
 	}
-	if h.small() {
-		if h.mode == modeHash {
-			s := goSum256(h.pending())
-			return append(b, s[:]...)
-		}
-		g := h.goHasher()
-		_, _ = g.Write(h.pending())
-		return g.Sum(b)
-	}
-	h.flush()
 	n := len(b)
 	b = slices.Grow(b, 32)[:n+32]
-	must(stFinalize(h.state(), 0, b[n:]))
+	out := b[n:]
+	if !h.live {
+		sumSmall(h.mode, h.modeKey(), h.pending(), out)
+	} else {
+		must(lib.TreeFinalize(&h.t, h.pending(), 0, out))
+	}
 	return b
 }
 
@@ -206,48 +271,34 @@ func (h *Hasher) Digest() *Digest {
 		return d
 	}
 	h.start()
-	if h.gon {
-		return goDigest(h.g.Digest())
+	if h.path == pathGo {
+		return &Digest{src: srcGo, g: *h.g.Digest()}
 	}
-	if h.small() {
-		g := h.goHasher()
-		_, _ = g.Write(h.pending())
-		return goDigest(g.Digest())
+	d := &Digest{mode: h.mode, key: h.key}
+	if !h.live && h.nbuf <= chunkLen {
+		// One chunk or less: its root is no parent; the library hashes it
+		// again at each read.
+		d.src, d.n = srcShort, h.nbuf
+		copy(d.in[:], h.pending())
+		return d
 	}
-	h.flush()
-	return &Digest{st: slices.Clone(h.state())}
+	d.src = srcMerge
+	must(lib.TreeRoot(h.tree(), h.pending(), &d.left, &d.right))
+	return d
 }
 
-// scratch is output memory for one-shot calls: heap memory without Go
-// pointers, reused so that a one-shot hash allocates nothing.
-var scratch = sync.Pool{New: func() any { return new([64]byte) }}
-
-func getScratch() *[64]byte  { return scratch.Get().(*[64]byte) }
-func putScratch(b *[64]byte) { scratch.Put(b) }
-
-// codeText names a native error code.
-func codeText(rc int32) string {
-	switch rc {
-	case -1:
-		return "NULL pointer"
-	case -2:
-		return "uninitialized state"
-	case -3:
-		return "input offset not a multiple of 1024"
-	case -4:
-		return "input offset set after input"
-	case -5:
-		return "subtree too large for its offset"
-	case -6:
-		return "root finalization of a subtree with an offset"
-	case -7:
-		return "empty subtree"
-	case -8:
-		return "derive-key context is not UTF-8"
-	case -9:
-		return "length out of range"
-	case -10:
-		return "thread pool unavailable"
+// sumSmall writes the 32-byte hash of in, which never crossed into the
+// library, in a mode with its key (nil for plain hashing): with the
+// implementation the dispatch picks for its size.
+func sumSmall(mode uint32, key *[32]byte, in, out []byte) {
+	if mode == modeHash {
+		s := Sum256(in)
+		copy(out, s[:])
+		return
 	}
-	return "error " + strconv.Itoa(int(rc))
+	if len(in) <= chunkLen && implFor(len(in)) != implNative {
+		goSum(mode, key, in, out)
+		return
+	}
+	must(lib.HashXOF(mode, key, false, in, 0, out))
 }

@@ -1,4 +1,4 @@
-//go:build !blake3_nonative && ((linux && (amd64 || arm64)) || (darwin && (amd64 || arm64)) || (windows && amd64))
+//go:build !blake3_nonative && ((linux && !android && (amd64 || arm64)) || (darwin && !ios) || (windows && amd64))
 
 // The discovery of the native library: where it comes from, how it is
 // checked, and how it is bound. Platform files (loader_linux.go,
@@ -14,11 +14,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sync"
-)
 
-// nativeBuild reports that this build can use a native library.
-const nativeBuild = true
+	"github.com/purego-blake3/blake3/internal/ffi"
+)
 
 // loadConfig says where to look for the library; init fills it from the
 // environment, and tests fill it by hand.
@@ -32,7 +30,7 @@ type loadConfig struct {
 
 // loaded is a library that passed every check.
 type loaded struct {
-	sym    *symbols
+	sym    *ffi.Symbols
 	source string // the path, or a description of the embedded copy
 }
 
@@ -110,7 +108,7 @@ func openVerified(path, source string, elfCheck bool) (*loaded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("native library %s: %w", source, err)
 	}
-	sym, err := bind(h)
+	sym, err := ffi.Bind(func(name string) (uintptr, error) { return lookupSymbol(h, name) })
 	if err == nil {
 		err = check(sym)
 	}
@@ -121,45 +119,8 @@ func openVerified(path, source string, elfCheck bool) (*loaded, error) {
 	return &loaded{sym: sym, source: source}, nil
 }
 
-// bind resolves every symbol before any is called.
-func bind(h uintptr) (*symbols, error) {
-	s := new(symbols)
-	var missing []string
-	for _, e := range s.table() {
-		addr, err := lookupSymbol(h, e.name)
-		if err != nil || addr == 0 {
-			missing = append(missing, e.name)
-			continue
-		}
-		*e.addr = addr
-	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("missing symbols %v", missing)
-	}
-	return s, nil
-}
-
-// Bounds on the state size a sane library reports (blake3's Hasher is about
-// 1.9 KiB); anything outside them is not the library this package was built
-// for.
-const (
-	minStateSize = 64
-	maxStateSize = maxStateWords * 8
-)
-
-// check verifies the ABI version, the state layout and a known-answer test.
-func check(s *symbols) error {
-	if v := ffiABIVersion(s); v != abiVersion {
-		return fmt.Errorf("ABI version %d, want %d", v, abiVersion)
-	}
-	size, align := ffiSize(s.stateSize), ffiSize(s.stateAlign)
-	if size < minStateSize || size > maxStateSize {
-		return fmt.Errorf("implausible hasher state size %d", size)
-	}
-	if align == 0 || align&(align-1) != 0 || align > 8 {
-		return fmt.Errorf("hasher state alignment %d is not a power of two up to 8", align)
-	}
-	s.stateWords = int((size + 7) / 8)
+// check runs the known-answer self-test of a bound library.
+func check(s *ffi.Symbols) error {
 	if err := selfTest(s); err != nil {
 		return fmt.Errorf("self-test failed: %w", err)
 	}
@@ -196,34 +157,6 @@ func contentName(sum []byte) string {
 	return libPrefix + "-" + hex.EncodeToString(sum[:16]) + libSuffix
 }
 
-// The library's rayon pool, sized from Go: built at the first multi-core
-// update with the thread count allowed then, and rebuilt when that count
-// changes (GOMAXPROCS or SetMaxThreads). A size the library could not get
-// (threads refused, by a pids limit say) is not asked for again; those
-// updates run on the calling thread.
-var (
-	poolMu     sync.Mutex
-	poolSize   int
-	poolFailed int
-)
-
-// startThreads makes the pool n threads wide, and reports whether it is.
-func startThreads(s *symbols, n int) bool {
-	poolMu.Lock()
-	defer poolMu.Unlock()
-	switch {
-	case n == poolSize:
-		return true
-	case n == poolFailed:
-		return false
-	case ffiInitThreads(s, n) != 0:
-		poolFailed = n
-		return false
-	}
-	poolSize = n
-	return true
-}
-
 // nativeBackend describes a loaded library.
 func nativeBackend(l *loaded) backendState {
 	return backendState{
@@ -231,8 +164,8 @@ func nativeBackend(l *loaded) backendState {
 		info: BackendInfo{
 			Name:    "native",
 			Library: l.source,
-			Version: ffiString(l.sym.crateVersion),
-			SIMD:    ffiString(l.sym.simd),
+			Version: l.sym.CrateVersion(),
+			SIMD:    l.sym.SIMD(),
 		},
 	}
 }

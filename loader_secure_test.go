@@ -5,6 +5,7 @@ package blake3
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/purego-blake3/blake3/internal/ffi"
 	"io"
 	"os"
 	"os/exec"
@@ -109,7 +110,7 @@ func TestLoaderMemfdNameTaken(t *testing.T) {
 	if got := int(memfds[n].Fd()); got == fd {
 		t.Errorf("the library was loaded under the taken name /proc/self/fd/%d", fd)
 	}
-	if l.sym == nil || ffiABIVersion(l.sym) != abiVersion {
+	if l.sym == nil || l.sym.ABI() != ffi.ABIVersion {
 		t.Errorf("the library loaded under a new name does not answer")
 	}
 }

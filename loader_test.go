@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/purego-blake3/blake3/internal/ffi"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,9 +61,9 @@ func faultSelect(mode string, cfg loadConfig) (st backendState, panicked string)
 	return selectBackend(mode, cfg), ""
 }
 
-// faultSizes are the inputs the hashing checks use: both sides of goMax,
+// faultSizes are the inputs the hashing checks use: both sides of chunkLen,
 // several chunks, and more than parallelMin (the multi-threaded path).
-var faultSizes = []int{0, 1, 64, goMax - 1, goMax, goMax + 1, 5121, 64 << 10, parallelMin + 1000}
+var faultSizes = []int{0, 1, 64, chunkLen - 1, chunkLen, chunkLen + 1, 5121, 64 << 10, parallelMin + 1000}
 
 func faultInput(n int) []byte {
 	b := make([]byte, n)
@@ -560,15 +561,15 @@ func faultLoadedDir(t *testing.T) string {
 // Go path's is refused (the fault stubs are caught earlier, by the empty
 // hash).
 func TestSelfTestExpect(t *testing.T) {
-	wrong := func(o []byte) int32 { copy(o, []byte{1, 2, 4}); return 0 }
+	wrong := func(o []byte) ffi.Code { copy(o, []byte{1, 2, 4}); return ffi.OK }
 	if expect("x", 3, []byte{1, 2, 3}, wrong) == nil {
 		t.Fatal("expect accepted a wrong output")
 	}
-	right := func(o []byte) int32 { copy(o, []byte{1, 2, 3}); return 0 }
+	right := func(o []byte) ffi.Code { copy(o, []byte{1, 2, 3}); return ffi.OK }
 	if err := expect("x", 3, []byte{1, 2, 3}, right); err != nil {
 		t.Fatalf("expect refused the right output: %v", err)
 	}
-	failing := func(o []byte) int32 { return errNull }
+	failing := func(o []byte) ffi.Code { return ffi.ErrNull }
 	if expect("x", 3, []byte{1, 2, 3}, failing) == nil {
 		t.Fatal("expect accepted a failing call")
 	}

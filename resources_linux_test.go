@@ -13,7 +13,7 @@ import (
 )
 
 // TestResourcesNoThreadLeftLocked: long calls lock the goroutine to its
-// thread (pin in ffi.go) and must unlock it, exactly once. A goroutine that
+// thread (pin in internal/ffi) and must unlock it, exactly once. A goroutine that
 // exits while locked takes its thread with it, so after every pinned kind
 // of call the thread of a goroutine that did not lock itself must outlive
 // it, and the thread of one that did lock itself must not.
@@ -24,9 +24,9 @@ func TestResourcesNoThreadLeftLocked(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Log("GOMAXPROCS is 1: the multi-threaded update is not reached")
 	}
-	data := make([]byte, 2*pinMin)
-	big := make([]byte, 3<<20) // multi-threaded update (ffiUpdateRayon)
-	out := make([]byte, pinMin)
+	data := make([]byte, 32<<10) // twice what ffi pins from
+	big := make([]byte, 3<<20)   // a multi-threaded update
+	out := make([]byte, 16<<10)
 	calls := map[string]func(){
 		"Sum256":         func() { _ = Sum256(data) },
 		"Sum512":         func() { _ = Sum512(data) },

@@ -234,7 +234,7 @@ func TestResourcesManyHashers(t *testing.T) {
 		}
 		calls := count / 4
 		cross := func(n int) {
-			in := vectorInput(goMax)
+			in := vectorInput(chunkLen)
 			out := make([]byte, 64)
 			for i := range n {
 				in[0] = byte(i)

@@ -9,11 +9,7 @@ import (
 	"fmt"
 	"math/bits"
 
-	"lukechampine.com/blake3/guts"
 )
-
-// chunkLen is BLAKE3's chunk size: subtree offsets are multiples of it.
-const chunkLen = 1024
 
 // Errors of the subtree API. Each is returned wrapped with details; test for
 // them with errors.Is.
@@ -82,7 +78,7 @@ type subState struct {
 	n      uint64 // bytes accepted
 	max    uint64 // MaxSubtreeLen(offset); 0: no limit
 	err    error  // a rejected Write, sticky until Reset
-	single bool   // native: update on the calling thread only (parallel.go)
+	single bool   // native: hash on the calling thread only (parallel.go)
 	t      *goTree
 }
 
@@ -90,15 +86,39 @@ type subState struct {
 func (s subState) clone() subState {
 	if s.t != nil {
 		t := *s.t
-		t.stack = append([][8]uint32(nil), s.t.stack...)
 		s.t = &t
 	}
 	return s
 }
 
-// goPath reports whether h's subtree operations run on the Go path: there
-// is no library, or h is a derive-key hasher whose context is not UTF-8.
-func (h *Hasher) goPath() bool { return native() == nil || h.gon }
+// accept counts n more bytes of input, or rejects them (for good) when they
+// would make the subtree longer than its offset allows.
+func (s *subState) accept(n int) error {
+	if s.err != nil {
+		return s.err
+	}
+	if s.max != 0 && uint64(n) > s.max-s.n {
+		s.err = fmt.Errorf("%w: %d bytes at input offset %d, where at most %d fit", ErrSubtreeTooLarge, s.n+uint64(n), s.offset, s.max)
+		return s.err
+	}
+	s.n += uint64(n)
+	return nil
+}
+
+// startGo gives a subtree hasher on the Go path its tree.
+func (s *subState) startGo(h *Hasher) {
+	if s.t == nil {
+		s.t = new(goTree)
+	}
+	key, flags := h.goModeKey()
+	s.t.init(key, flags, s.offset/chunkLen)
+}
+
+// goPath reports whether h's subtree operations run on the Go path.
+func (h *Hasher) goPath() bool {
+	h.start()
+	return h.path == pathGo
+}
 
 // SetInputOffset makes h hash the subtree of a larger input that starts at
 // input byte offset, a multiple of 1024, and turns on FinalizeNonRoot. It
@@ -132,7 +152,7 @@ func (h *Hasher) SetInputOffset(offset uint64) error {
 // written reports whether h, not yet a subtree hasher, accepted input.
 func (h *Hasher) written() bool {
 	h.start()
-	if !h.gon {
+	if h.path == pathNative {
 		return h.live || h.nbuf > 0
 	}
 	// zeebo's hasher does not tell its length; an empty one has the digest
@@ -144,67 +164,11 @@ func (h *Hasher) written() bool {
 func (h *Hasher) beginSubtree(offset uint64) {
 	h.start()
 	max, _ := MaxSubtreeLen(offset)
-	s := subState{on: true, offset: offset, max: max}
-	if h.goPath() {
-		if h.sub.t != nil {
-			s.t = h.sub.t // reuse its buffer
-		} else {
-			s.t = new(goTree)
-		}
-		key, flags := h.goModeKey()
-		s.t.init(key, flags, offset/chunkLen)
-	} else {
-		must(stInit(h.state(), h))
-		must(nativeSetInputOffset(h.state(), offset))
-		h.live = true
-		h.nbuf = 0
-	}
-	h.sub = s
-}
-
-// subWrite is Write on a subtree hasher.
-func (h *Hasher) subWrite(p []byte) (int, error) {
-	s := &h.sub
-	if s.err != nil {
-		return 0, s.err
-	}
-	if s.max != 0 && uint64(len(p)) > s.max-s.n {
-		s.err = fmt.Errorf("%w: %d bytes at input offset %d, where at most %d fit", ErrSubtreeTooLarge, s.n+uint64(len(p)), s.offset, s.max)
-		return 0, s.err
-	}
-	s.n += uint64(len(p))
-	if s.t != nil {
-		s.t.write(p)
-		return len(p), nil
-	}
-	// Native: gather small writes, as Write does; the state was initialized
-	// by beginSubtree.
-	if h.nbuf+len(p) <= bufSize {
-		h.push(p)
-		return len(p), nil
-	}
-	h.subFlush()
-	if len(p) >= bufSize {
-		h.subUpdate(p)
-	} else {
-		h.push(p)
-	}
-	return len(p), nil
-}
-
-func (h *Hasher) subFlush() {
-	if h.nbuf > 0 {
-		h.subUpdate(h.pending())
-		h.nbuf = 0
-	}
-}
-
-// subUpdate hands p to the library; subWrite checked its length.
-func (h *Hasher) subUpdate(p []byte) {
-	if h.sub.single {
-		must(nativeUpdate1(h.state(), p))
-	} else {
-		must(stUpdate(h.state(), p))
+	h.sub = subState{on: true, offset: offset, max: max, t: h.sub.t}
+	h.live, h.nbuf = false, 0
+	h.setLim()
+	if h.path == pathGo {
+		h.sub.startGo(h)
 	}
 }
 
@@ -235,12 +199,12 @@ func (h *Hasher) subSum(b []byte) ([]byte, bool) {
 	if s.offset != 0 || s.err != nil {
 		return b, true
 	}
-	if s.t == nil {
-		return nil, false
+	if h.goPath() {
+		var out [32]byte
+		goXOF(s.t.node(), 0, out[:])
+		return append(b, out[:]...), true
 	}
-	var out [32]byte
-	goXOF(s.t.node(), 0, out[:])
-	return append(b, out[:]...), true
+	return nil, false
 }
 
 // subDigest is Digest on a subtree hasher, as subSum.
@@ -250,12 +214,12 @@ func (h *Hasher) subDigest() (*Digest, bool) {
 		return nil, false
 	}
 	if err := h.Err(); err != nil {
-		return &Digest{sub: &subOutput{err: err}}, true
+		return &Digest{src: srcErr, err: err}, true
 	}
-	if s.t == nil {
-		return nil, false
+	if h.goPath() {
+		return &Digest{src: srcNode, node: s.t.node()}, true
 	}
-	return &Digest{sub: &subOutput{node: s.t.node()}}, true
+	return nil, false
 }
 
 // FinalizeNonRoot returns the chaining value of the subtree h hashed so far:
@@ -279,12 +243,11 @@ func (h *Hasher) FinalizeNonRoot() (Subtree, error) {
 		return Subtree{}, fmt.Errorf("%w: empty subtree", ErrInvalidSubtree)
 	}
 	out := Subtree{Offset: s.offset, Len: s.n, mode: h.mode + 1}
-	if s.t != nil {
+	if h.goPath() {
 		out.CV = cvBytes(chainingValue(s.t.node()))
 		return out, nil
 	}
-	h.subFlush()
-	must(nativeFinalizeNonRoot(h.state(), &out.CV))
+	must(lib.TreeFinalizeNonRoot(h.tree(), h.pending(), &out.CV))
 	return out, nil
 }
 
@@ -346,8 +309,7 @@ func (h *Hasher) MergeNonRoot(left, right Subtree) (Subtree, error) {
 		out.CV = cvBytes(chainingValue(parentNode(&left.CV, &right.CV, &key, flags)))
 		return out, nil
 	}
-	key := h.key
-	must(nativeMergeNonRoot(&left.CV, &right.CV, h.mode, &key, &out.CV))
+	must(lib.MergeNonRoot(&left.CV, &right.CV, h.mode, h.modeKey(), &out.CV))
 	return out, nil
 }
 
@@ -361,7 +323,7 @@ func (h *Hasher) MergeRoot(left, right Subtree) ([32]byte, error) {
 	if err != nil {
 		return out, err
 	}
-	d.sub.read(0, out[:])
+	d.fetch(0, out[:])
 	return out, nil
 }
 
@@ -373,38 +335,7 @@ func (h *Hasher) MergeRootDigest(left, right Subtree) (*Digest, error) {
 	}
 	if h.goPath() {
 		key, flags := h.goModeKey()
-		return &Digest{sub: &subOutput{node: parentNode(&left.CV, &right.CV, &key, flags)}}, nil
+		return &Digest{src: srcNode, node: parentNode(&left.CV, &right.CV, &key, flags)}, nil
 	}
-	return &Digest{sub: &subOutput{native: true, left: left.CV, right: right.CV, mode: h.mode, key: h.key}}, nil
-}
-
-// subOutput is the source of a Digest that is not a hasher's: a root merged
-// from two subtrees, or the error of a hasher with no root.
-type subOutput struct {
-	err error
-
-	node guts.Node // the Go path's root node
-
-	native      bool // the native path: the merge, redone at each read
-	left, right [32]byte
-	key         [32]byte
-	mode        uint32
-}
-
-// read fills p with the output from position pos.
-func (s *subOutput) read(pos uint64, p []byte) {
-	if s.native {
-		must(nativeMergeRoot(&s.left, &s.right, s.mode, &s.key, pos, p))
-		return
-	}
-	goXOF(s.node, pos, p)
-}
-
-func (d *Digest) subRead(p []byte) (int, error) {
-	if d.sub.err != nil {
-		return 0, d.sub.err
-	}
-	d.sub.read(d.pos, p)
-	d.pos += uint64(len(p))
-	return len(p), nil
+	return &Digest{src: srcMerge, left: left.CV, right: right.CV, mode: h.mode, key: h.key}, nil
 }

@@ -1,74 +1,111 @@
 // The Go path of the subtree API, over lukechampine.com/blake3/guts: used
-// when there is no native library, and for derive-key hashers whose context
-// is not UTF-8.
+// when there is no native library.
 
 package blake3
 
 import (
 	"encoding/binary"
+	"math/bits"
 
 	"lukechampine.com/blake3/guts"
 )
 
-// goTree hashes a subtree in bounded memory, as the BLAKE3 reference
-// implementation does: input is gathered into groups of guts.MaxSIMD chunks,
-// each compressed at once, and the chaining values of complete groups are
-// kept on a stack, merged as soon as they pair up. The last group stays in
-// the buffer until more input comes, so that the tree's last node can still
-// be finalized as the root.
+// goTree hashes a subtree, the Go path's equivalent of the library's tree
+// (ffi.Tree): the chaining values of the complete subtrees of the input so
+// far, on a stack indexed by height (bit i of chunks set: stack[i] holds a
+// subtree of 2^i chunks), and the input after them in buf. Input is hashed
+// in aligned groups of guts.MaxSIMD chunks, each compressed at once; the
+// last group stays in buf until more input comes, so that the tree's last
+// node can still be finalized as the root.
 type goTree struct {
-	key     [8]uint32
-	flags   uint32
-	counter uint64      // the chunk counter of buf's first chunk
-	groups  uint64      // complete groups pushed on stack
-	stack   [][8]uint32 // chaining values of complete subtrees, largest first
-	n       int         // bytes in buf
-	buf     [guts.MaxSIMD * guts.ChunkSize]byte
+	key    [8]uint32
+	flags  uint32
+	base   uint64 // the chunk counter of the subtree's first chunk
+	chunks uint64 // chunks on the stack
+	stack  [64][8]uint32
+	n      int // bytes in buf
+	buf    [groupLen]byte
 }
 
-func (t *goTree) init(key [8]uint32, flags uint32, counter uint64) {
-	t.key, t.flags, t.counter = key, flags, counter
-	t.groups, t.stack, t.n = 0, t.stack[:0], 0
+const groupLen = guts.MaxSIMD * guts.ChunkSize
+
+func (t *goTree) init(key [8]uint32, flags uint32, base uint64) {
+	t.key, t.flags, t.base, t.chunks, t.n = key, flags, base, 0, 0
 }
 
-const groupLen = len(goTree{}.buf)
+// room is how much buf gathers before it is hashed: up to the end of the
+// aligned group it starts in.
+func (t *goTree) room() int {
+	return groupLen - int((t.base+t.chunks)*chunkLen%groupLen)
+}
 
-// push adds the chaining value of the group at t.counter.
-func (t *goTree) push(cv [8]uint32) {
-	t.stack = append(t.stack, cv)
-	t.groups++
-	t.counter += guts.MaxSIMD
-	for g := t.groups; g&1 == 0; g >>= 1 {
-		k := len(t.stack)
-		t.stack[k-2] = guts.ChainingValue(guts.ParentNode(t.stack[k-2], t.stack[k-1], &t.key, t.flags))
-		t.stack = t.stack[:k-1]
+// push adds the chaining value of the next 2^height chunks, merging it with
+// the subtrees it completes.
+func (t *goTree) push(cv [8]uint32, height int) {
+	i := height
+	for t.chunks&(1<<i) != 0 {
+		cv = guts.ChainingValue(guts.ParentNode(t.stack[i], cv, &t.key, t.flags))
+		i++
+	}
+	t.stack[i] = cv
+	t.chunks += 1 << height
+}
+
+// hash hashes p, whole chunks that end at a group's end, onto the stack:
+// as aligned pieces of at most a group each.
+func (t *goTree) hash(p []byte) {
+	for len(p) > 0 {
+		c := t.base + t.chunks
+		h := bits.Len64(uint64(len(p)/chunkLen)) - 1
+		if c != 0 {
+			h = min(h, bits.TrailingZeros64(c))
+		}
+		h = min(h, 4) // a group: guts.MaxSIMD chunks
+		size := chunkLen << h
+		var n guts.Node
+		if size == groupLen {
+			n = guts.CompressBuffer((*[groupLen]byte)(p), groupLen, &t.key, c, t.flags)
+		} else {
+			var g [groupLen]byte
+			copy(g[:], p[:size])
+			n = guts.CompressBuffer(&g, size, &t.key, c, t.flags)
+		}
+		t.push(guts.ChainingValue(n), h)
+		p = p[size:]
 	}
 }
 
 func (t *goTree) write(p []byte) {
-	for len(p) > 0 {
-		if t.n == groupLen {
-			t.push(guts.ChainingValue(guts.CompressBuffer(&t.buf, groupLen, &t.key, t.counter, t.flags)))
-			t.n = 0
-		}
-		// Whole groups straight from p, when more input follows them.
-		for t.n == 0 && len(p) > groupLen {
-			t.push(guts.ChainingValue(guts.CompressBuffer((*[groupLen]byte)(p), groupLen, &t.key, t.counter, t.flags)))
-			p = p[groupLen:]
-		}
-		k := copy(t.buf[t.n:], p)
-		t.n += k
-		p = p[k:]
+	room := t.room()
+	if t.n+len(p) <= room {
+		t.n += copy(t.buf[t.n:], p)
+		return
 	}
+	k := copy(t.buf[t.n:room], p)
+	t.hash(t.buf[:room])
+	p = p[k:]
+	whole := (len(p) - 1) / groupLen * groupLen
+	t.hash(p[:whole])
+	t.n = copy(t.buf[:], p[whole:])
 }
 
 // node returns the top node of the tree of the input so far, not yet
 // compressed: its chaining value is the subtree's, and with the root flag it
-// gives the root output. t is not changed.
+// gives the root output. t is not changed. It needs input: a non-empty
+// buf, or two subtrees on the stack.
 func (t *goTree) node() guts.Node {
-	n := guts.CompressBuffer(&t.buf, t.n, &t.key, t.counter, t.flags)
-	for i := len(t.stack) - 1; i >= 0; i-- {
-		n = guts.ParentNode(t.stack[i], guts.ChainingValue(n), &t.key, t.flags)
+	rest := t.chunks
+	var n guts.Node
+	if t.n > 0 || rest == 0 {
+		n = guts.CompressBuffer(&t.buf, t.n, &t.key, t.base+t.chunks, t.flags)
+	} else {
+		low := bits.TrailingZeros64(rest)
+		rest &= rest - 1
+		n = guts.ParentNode(t.stack[bits.TrailingZeros64(rest)], t.stack[low], &t.key, t.flags)
+		rest &= rest - 1
+	}
+	for ; rest != 0; rest &= rest - 1 {
+		n = guts.ParentNode(t.stack[bits.TrailingZeros64(rest)], guts.ChainingValue(n), &t.key, t.flags)
 	}
 	return n
 }
@@ -111,8 +148,8 @@ func (h *Hasher) goModeKey() ([8]uint32, uint32) {
 	case modeKeyed:
 		return cvWords(&h.key), guts.FlagKeyedHash
 	case modeDeriveKey:
-		if !h.goPath() {
-			return cvWords(&h.key), guts.FlagDeriveKeyMaterial // the context key
+		if h.hasCtxKey {
+			return cvWords(&h.key), guts.FlagDeriveKeyMaterial
 		}
 		return goContextKey(h.context), guts.FlagDeriveKeyMaterial
 	}

@@ -3,6 +3,7 @@ package blake3
 import (
 	"bytes"
 	"errors"
+	"github.com/purego-blake3/blake3/internal/ffi"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -63,7 +64,7 @@ func subBackends(t *testing.T, fn func(t *testing.T)) {
 	defer setBackend(prev)
 	if lib != nil {
 		t.Run("native", fn)
-	} else if os.Getenv("BLAKE3_STRICT") == "1" && os.Getenv("BLAKE3_BACKEND") != "go" && nativeBuild {
+	} else if os.Getenv("BLAKE3_STRICT") == "1" && os.Getenv("BLAKE3_BACKEND") != "go" && ffi.Native {
 		t.Fatalf("BLAKE3_STRICT=1 and no native library: %s", active.info.Reason)
 	} else {
 		t.Logf("no native library (%s): Go path only", active.info.Reason)
@@ -233,12 +234,12 @@ func TestSubtreeLenFuncs(t *testing.T) {
 			v &^= 1023
 		}
 		var nm, nl uint64
-		rm := nativeMaxSubtreeLen(v, &nm)
+		rm := lib.MaxSubtreeLen(v, &nm)
 		gm, em := MaxSubtreeLen(v)
 		if (rm == 0) != (em == nil) || rm == 0 && nm != gm {
 			t.Fatalf("MaxSubtreeLen(%d): Go %d, %v; native %d, code %d", v, gm, em, nm, rm)
 		}
-		rl := nativeLeftSubtreeLen(v, &nl)
+		rl := lib.LeftSubtreeLen(v, &nl)
 		gl, el := LeftSubtreeLen(v)
 		if (rl == 0) != (el == nil) || rl == 0 && nl != gl {
 			t.Fatalf("LeftSubtreeLen(%d): Go %d, %v; native %d, code %d", v, gl, el, nl, rl)
@@ -349,8 +350,8 @@ func TestSubtreeNativeEqualsGo(t *testing.T) {
 	contexts := []string{"", "x", subContext, strings.Repeat("c", 1024), strings.Repeat("d", 1025), subLongContext}
 	for _, c := range contexts {
 		var k [32]byte
-		if rc := nativeContextKey(c, &k); rc != 0 {
-			t.Fatalf("nativeContextKey: %d", rc)
+		if rc := lib.ContextKey(c, &k); rc != ffi.OK {
+			t.Fatalf("context key: %v", rc)
 		}
 		ctxKeys = append(ctxKeys, k)
 	}

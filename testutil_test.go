@@ -6,6 +6,7 @@ package blake3
 import (
 	"encoding/hex"
 	"encoding/json"
+	"github.com/purego-blake3/blake3/internal/ffi"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -30,7 +31,7 @@ func nativeActive(t testing.TB) bool {
 	}
 	// A build without the loader (blake3_nonative, or a platform with no
 	// library) can never have it; strictness is about builds that can.
-	if strictTests() && nativeBuild && os.Getenv("BLAKE3_BACKEND") != "go" {
+	if strictTests() && ffi.Native && os.Getenv("BLAKE3_BACKEND") != "go" {
 		t.Fatalf("BLAKE3_STRICT=1 and the native backend is not active: %s", active.info.Reason)
 	}
 	return false
@@ -256,7 +257,7 @@ func writeRandomSplit(rng *rand.Rand, w io.Writer, data []byte) {
 		case 1:
 			n = 1 + rng.IntN(64)
 		case 2:
-			n = 1 + rng.IntN(2*goMax)
+			n = 1 + rng.IntN(2*chunkLen)
 		case 3:
 			n = bufSize - 1 + rng.IntN(3)
 		case 4:

@@ -3,6 +3,7 @@
 package blake3
 
 import (
+	"github.com/purego-blake3/blake3/internal/ffi"
 	"io"
 	"testing"
 
@@ -38,22 +39,18 @@ func BenchmarkDispatch(b *testing.B) {
 		data := make([]byte, n)
 		out := make([]byte, 32)
 		b.Run("size="+sizeName(n)+"/impl=rayon-2", func(b *testing.B) {
-			if !startThreads(lib, 2) {
+			if lib.InitThreads(2) != ffi.OK {
 				b.Skip("no rayon pool")
 			}
-			h := new(Hasher)
 			b.SetBytes(int64(n))
 			for b.Loop() {
-				h.Reset()
-				must(stInit(h.state(), h))
-				must(ffiUpdateRayon(lib, h.state(), data))
-				must(stFinalize(h.state(), 0, out))
+				must(lib.HashXOF(modeHash, nil, true, data, 0, out))
 			}
 		})
 		b.Run("size="+sizeName(n)+"/impl=native-1core", func(b *testing.B) {
 			b.SetBytes(int64(n))
 			for b.Loop() {
-				must(nativeHash(data, out))
+				must(lib.Hash(data, out))
 			}
 		})
 	}
@@ -68,7 +65,7 @@ func BenchmarkCrossing(b *testing.B) {
 	b.Run("abi_version", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			ffiABIVersion(lib)
+			lib.ABI()
 		}
 	})
 	b.Run("hash-empty", func(b *testing.B) {

@@ -35,10 +35,10 @@ stub() { # stub NAME [DEFINES...]
 }
 
 stub control                           # forwards everything: must load
-stub missing-update -DFAULT_OMIT_UPDATE # no blake3_purego_update
+stub missing-update -DFAULT_OMIT_UPDATE # no blake3_purego_tree_update
 stub abi999 -DFAULT_ABI=999             # unknown ABI version
-stub state-size8 -DFAULT_STATE_SIZE=8   # implausible state size
-stub state-align16 -DFAULT_STATE_ALIGN=16
+stub tree-size8 -DFAULT_TREE_SIZE=8     # another tree layout
+stub tree-align16 -DFAULT_TREE_ALIGN=16
 stub bad-hash -DFAULT_BAD_HASH          # fails the self-test
 
 size=$(wc -c <"$REAL" | tr -d ' ')

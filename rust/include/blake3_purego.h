@@ -2,8 +2,10 @@
  * blake3_purego.h: the C ABI of libblake3_purego, the contract between the
  * Rust cdylib in rust/ and the Go package that loads it through purego.
  *
- * The library is a thin layer over the official `blake3` Rust crate; it holds
- * no hashing logic of its own.
+ * The library is a thin layer over the official `blake3` Rust crate: every
+ * block, chunk, parent node and output is computed by the crate. The one
+ * thing it adds is the bookkeeping of a tree (below), a hash in progress
+ * whose state the caller can read and save.
  *
  * Rules that every function follows:
  *   - Nothing panics across the boundary (the library is built with
@@ -15,11 +17,12 @@
  *   - The library keeps no pointer after a call returns, and never calls
  *     back into its caller: the Go side keeps a call's argument block on the
  *     calling goroutine's stack, which a callback into Go could move.
- *   - The hasher state lives in caller memory: blake3_purego_state_size()
- *     bytes aligned to blake3_purego_state_align(). It holds no pointers and
- *     no resources, so it may be copied byte for byte (clone) and dropped
- *     without a call. It must be initialized by one of the init functions
- *     before any other use; a state that was not is BLAKE3_PUREGO_ERR_STATE.
+ *   - A hash in progress (a tree) lives in caller memory, laid out as
+ *     blake3_purego_tree below. It holds no pointers and no resources, so
+ *     it may be copied byte for byte (clone) and dropped without a call. It
+ *     must be initialized by blake3_purego_tree_init before any other use;
+ *     one that was not (or whose mode or offset is not one tree_init
+ *     writes) is BLAKE3_PUREGO_ERR_STATE.
  *   - No global mutable state but the library's rayon thread pool.
  *   - Inputs may overlap outputs (e.g. derive a key in place): every input
  *     is read in full before the output is written.
@@ -39,7 +42,7 @@ extern "C" {
 
 /* The ABI described by this header. A caller refuses a library that reports
  * any other value from blake3_purego_abi_version(). */
-#define BLAKE3_PUREGO_ABI_VERSION 1
+#define BLAKE3_PUREGO_ABI_VERSION 2
 
 #define BLAKE3_PUREGO_KEY_LEN 32
 #define BLAKE3_PUREGO_OUT_LEN 32
@@ -48,17 +51,16 @@ extern "C" {
 #define BLAKE3_PUREGO_OK 0
 /* A NULL pointer with a non-zero length, or a NULL required pointer. */
 #define BLAKE3_PUREGO_ERR_NULL (-1)
-/* The state was not initialized by an init function. */
+/* The tree was not initialized by blake3_purego_tree_init. */
 #define BLAKE3_PUREGO_ERR_STATE (-2)
 /* An input offset that is not a multiple of BLAKE3_PUREGO_CHUNK_LEN. */
 #define BLAKE3_PUREGO_ERR_OFFSET_UNALIGNED (-3)
-/* blake3_purego_set_input_offset after input was accepted. */
-#define BLAKE3_PUREGO_ERR_OFFSET_AFTER_INPUT (-4)
+/* (-4 was "input offset set after input" in ABI version 1.) */
 /* An update that would make a subtree longer than its offset allows. */
 #define BLAKE3_PUREGO_ERR_SUBTREE_TOO_LARGE (-5)
-/* A root finalization of a state that has a non-zero input offset. */
+/* A root finalization of a tree that has a non-zero input offset. */
 #define BLAKE3_PUREGO_ERR_ROOT_WITH_OFFSET (-6)
-/* A non-root finalization of a state that accepted no input. */
+/* A non-root finalization of a tree that has no input. */
 #define BLAKE3_PUREGO_ERR_EMPTY_SUBTREE (-7)
 /* A derive-key context that is not valid UTF-8 (the crate takes &str). */
 #define BLAKE3_PUREGO_ERR_CONTEXT_UTF8 (-8)
@@ -68,7 +70,7 @@ extern "C" {
  * size, or the threads could not be spawned). */
 #define BLAKE3_PUREGO_ERR_THREADS (-10)
 
-/* Mode selectors for the subtree merge functions. */
+/* Mode selectors (tree_init, hash_xof, the merge functions). */
 #define BLAKE3_PUREGO_MODE_HASH 0
 #define BLAKE3_PUREGO_MODE_KEYED 1
 #define BLAKE3_PUREGO_MODE_DERIVE_KEY 2
@@ -86,41 +88,6 @@ const char *blake3_purego_crate_version(void);
  * "neon", "portable". */
 const char *blake3_purego_simd(void);
 
-/* --- Hasher state in caller memory ---------------------------------------- */
-
-size_t blake3_purego_state_size(void);
-size_t blake3_purego_state_align(void);
-
-/* Initialize a state for plain hashing. */
-int32_t blake3_purego_init(void *state);
-/* Initialize a state for keyed hashing with a 32-byte key. */
-int32_t blake3_purego_init_keyed(void *state, const uint8_t *key);
-/* Initialize a state for key derivation with a context string (UTF-8). */
-int32_t blake3_purego_init_derive_key(void *state, const uint8_t *context,
-                                      size_t context_len);
-/* Initialize a state for key derivation from a 32-byte context key
- * (see blake3_purego_derive_key_context_key). */
-int32_t blake3_purego_init_context_key(void *state, const uint8_t *context_key);
-
-/* Add input on the calling thread. */
-int32_t blake3_purego_update(void *state, const uint8_t *input, size_t len);
-/* Add input on the library's rayon pool (blake3's update_rayon), or on the
- * calling thread while no pool has been built
- * (blake3_purego_init_threads). */
-int32_t blake3_purego_update_rayon(void *state, const uint8_t *input, size_t len);
-
-/* Write out_len bytes of the root output (XOF) starting at output byte
- * offset seek. The state is not changed; more input may follow. */
-int32_t blake3_purego_finalize(const void *state, uint64_t seek, uint8_t *out,
-                               size_t out_len);
-
-/* Back to the state right after init, keeping the mode and key; the input
- * offset goes back to 0. */
-int32_t blake3_purego_reset(void *state);
-
-/* Bytes of input accepted since init or reset. */
-int32_t blake3_purego_count(const void *state, uint64_t *count);
-
 /* --- One-shot (one crossing for the common case) -------------------------- */
 
 /* out_len bytes of the plain hash of input, starting at output offset 0. */
@@ -134,20 +101,25 @@ int32_t blake3_purego_derive_key(const uint8_t *context, size_t context_len,
                                  const uint8_t *material, size_t len,
                                  uint8_t *out, size_t out_len);
 
+/* The flag of hash_xof's mode_flags that hashes on the library's rayon pool
+ * (blake3's update_rayon), while one has been built. */
+#define BLAKE3_PUREGO_FLAG_PARALLEL 0x100
+
+/* out_len bytes of the output of input, starting at output byte offset seek,
+ * in any mode: mode_flags is a MODE_* selector, ORed with FLAG_PARALLEL or
+ * not; key is the 32-byte key (MODE_KEYED) or context key
+ * (MODE_DERIVE_KEY), and NULL for MODE_HASH. */
+int32_t blake3_purego_hash_xof(uint32_t mode_flags, const uint8_t *key,
+                               const uint8_t *input, size_t len,
+                               uint64_t seek, uint8_t *out, size_t out_len);
+
 /* --- Subtrees (the crate's hazmat module) --------------------------------- */
 
-/* The 32-byte context key of a UTF-8 context, for MODE_DERIVE_KEY merges and
- * blake3_purego_init_context_key. */
+/* The 32-byte context key of a UTF-8 context, the key of every other
+ * MODE_DERIVE_KEY function. */
 int32_t blake3_purego_derive_key_context_key(const uint8_t *context,
                                              size_t context_len,
                                              uint8_t *context_key_out);
-
-/* Make the state hash the subtree that starts at input byte offset (a
- * multiple of 1024), before any input. */
-int32_t blake3_purego_set_input_offset(void *state, uint64_t offset);
-
-/* The 32-byte non-root chaining value of the subtree hashed so far. */
-int32_t blake3_purego_finalize_non_root(const void *state, uint8_t *cv_out);
 
 /* Merge two child chaining values into their parent's non-root chaining
  * value. mode is a MODE_* selector; key is the 32-byte key (MODE_KEYED) or
@@ -169,6 +141,74 @@ int32_t blake3_purego_max_subtree_len(uint64_t offset, uint64_t *len_out);
 
 /* How many of input_len bytes (input_len > 1024) go to the left subtree. */
 int32_t blake3_purego_left_subtree_len(uint64_t input_len, uint64_t *len_out);
+
+/* --- Trees: a hash in progress whose state the caller can read ---------- */
+
+/* The tree state. Bit i of chunks is set when stack[i] holds the 32-byte
+ * chaining value of a subtree of 2^i chunks (of 1024 bytes): the input
+ * hashed into the tree, which starts at input byte offset `offset`, is the
+ * sequence of those subtrees, largest first. The input after it (the tail:
+ * what the caller has not handed over yet, never part of the tree) is
+ * passed to each finalization. The caller may read every field, and may
+ * write a tree (to resume a saved one) whose chunks and stack describe a
+ * real input: a stack entry is only a chaining value, and a wrong one gives
+ * a wrong hash, never a fault. magic, mode and offset are checked at every
+ * call. */
+typedef struct {
+  uint64_t magic;      /* written by tree_init */
+  uint32_t mode;       /* MODE_* */
+  uint32_t reserved;   /* 0 */
+  uint8_t key[32];     /* the key or context key; zeros for MODE_HASH */
+  uint64_t offset;     /* input byte offset of the first byte, a multiple
+                          of 1024 (0 for a whole input) */
+  uint64_t chunks;     /* chunks hashed into the stack */
+  uint8_t stack[64][32];
+} blake3_purego_tree;
+
+/* sizeof and alignof blake3_purego_tree, for the caller to check. */
+size_t blake3_purego_tree_size(void);
+size_t blake3_purego_tree_align(void);
+
+/* Initialize a tree in a MODE_* with its key (NULL for MODE_HASH), for the
+ * input (offset 0) or for the subtree of an input that starts at input byte
+ * offset, a multiple of 1024. Nothing is read from *tree before. */
+int32_t blake3_purego_tree_init(void *tree, uint32_t mode, const uint8_t *key,
+                                uint64_t offset);
+
+/* Hash len bytes (a multiple of 1024) into the tree: they are cut into
+ * subtrees of 2^h chunks, each the largest that starts at a multiple of its
+ * own size and fits, hashed by the crate, and merged into the stack. With
+ * parallel non-zero, pieces run side by side, and pieces of 1 MiB and more
+ * on all of the rayon pool (while one has been built). Beyond offset 0, the
+ * tree may not grow past the largest subtree its offset allows
+ * (ERR_SUBTREE_TOO_LARGE). */
+int32_t blake3_purego_tree_update(void *tree, const uint8_t *input, size_t len,
+                                  uint32_t parallel);
+
+/* out_len bytes of the root output of the tree's input followed by the tail,
+ * from output byte offset seek. The tail, the subtree right after the
+ * tree's chunks, may be at most as long as the smallest subtree on the
+ * stack; it may be empty only when the stack holds two subtrees or more. A
+ * tree with a non-zero offset has no root (ERR_ROOT_WITH_OFFSET). */
+int32_t blake3_purego_tree_finalize(const void *tree, const uint8_t *tail,
+                                    size_t tail_len, uint64_t seek,
+                                    uint8_t *out, size_t out_len);
+
+/* The chaining values of the two children of the root of the tree's input
+ * followed by the tail (as for tree_finalize), for merge_root to read the
+ * output from: ERR_LENGTH when that input is one chunk or less, whose root
+ * is no parent (use hash_xof). */
+int32_t blake3_purego_tree_root(const void *tree, const uint8_t *tail,
+                                size_t tail_len, uint8_t *left_out,
+                                uint8_t *right_out);
+
+/* The 32-byte non-root chaining value of the tree's input followed by the
+ * tail (as for tree_finalize), which must not be empty
+ * (ERR_EMPTY_SUBTREE). */
+int32_t blake3_purego_tree_finalize_non_root(const void *tree,
+                                             const uint8_t *tail,
+                                             size_t tail_len,
+                                             uint8_t *cv_out);
 
 /* --- Threads -------------------------------------------------------------- */
 

@@ -1,8 +1,11 @@
 //! A thin C ABI over the official `blake3` crate, for the Go package
 //! `github.com/purego-blake3/blake3`, which loads it with purego (no cgo).
 //!
-//! `include/blake3_purego.h` is the contract; this file only translates it to
-//! the crate's API. Every misuse the crate would answer with a panic (which
+//! `include/blake3_purego.h` is the contract; this file translates it to the
+//! crate's API. Every block, chunk, parent and output is computed by the
+//! crate; the one thing done here is the bookkeeping of a tree (the "Trees"
+//! section), whose state the caller can read and save, unlike the crate's
+//! Hasher. Every misuse the crate would answer with a panic (which
 //! `panic = "abort"` would turn into a process abort) is checked here first
 //! and returned as an error code.
 
@@ -15,7 +18,7 @@ use std::ptr;
 use std::slice;
 use std::sync::{Arc, Mutex};
 
-const ABI_VERSION: u32 = 1;
+const ABI_VERSION: u32 = 2;
 const KEY_LEN: usize = 32;
 const CHUNK_LEN: u64 = 1024;
 
@@ -23,7 +26,6 @@ const OK: i32 = 0;
 const ERR_NULL: i32 = -1;
 const ERR_STATE: i32 = -2;
 const ERR_OFFSET_UNALIGNED: i32 = -3;
-const ERR_OFFSET_AFTER_INPUT: i32 = -4;
 const ERR_SUBTREE_TOO_LARGE: i32 = -5;
 const ERR_ROOT_WITH_OFFSET: i32 = -6;
 const ERR_EMPTY_SUBTREE: i32 = -7;
@@ -35,27 +37,8 @@ const MODE_HASH: u32 = 0;
 const MODE_KEYED: u32 = 1;
 const MODE_DERIVE_KEY: u32 = 2;
 
-/// Written by the init functions; a state without it was never initialized,
-/// and is refused before it is read as a `Hasher`.
-const MAGIC: u64 = 0x6233_7075_7265_676f; // "b3purego"
-
-/// The caller-owned state. `Hasher` holds no pointers or resources, so the
-/// whole struct may be copied byte for byte and dropped without a call.
-#[repr(C)]
-struct State {
-    magic: u64,
-    /// The hazmat input offset, tracked here because the crate keeps it
-    /// private and panics on the misuses that depend on it.
-    input_offset: u64,
-    /// MODE_* and its 32-byte key (the context key for derive-key), kept so
-    /// that reset can rebuild the hasher: the crate's own reset leaves a
-    /// hazmat offset half-cleared.
-    mode: u32,
-    key: [u8; KEY_LEN],
-    hasher: Hasher,
-}
-
-/// A fresh hasher for a MODE_* and its key.
+/// A fresh hasher for a MODE_* and its 32-byte key (the context key for
+/// derive-key; unused for plain hashing).
 fn new_hasher(mode: u32, key: &[u8; KEY_LEN]) -> Hasher {
     match mode {
         MODE_KEYED => Hasher::new_keyed(key),
@@ -111,45 +94,6 @@ unsafe fn array32(p: *const u8) -> Result<[u8; KEY_LEN], i32> {
     Ok(a)
 }
 
-/// The initialized state behind `p`.
-///
-/// # Safety
-/// A non-NULL `p` must be valid for `size_of::<State>()` bytes with
-/// `align_of::<State>()` alignment, and not aliased for the call.
-unsafe fn state_mut<'a>(p: *mut u8) -> Result<&'a mut State, i32> {
-    // SAFETY: forwarded; p is the caller's exclusive state.
-    let s = unsafe { checked_state(p) }? as *mut State;
-    // SAFETY: initialized by an init function, as the magic shows.
-    Ok(unsafe { &mut *s })
-}
-
-/// # Safety
-/// As for `state_mut`, for reads only: no `&mut` is made, so several
-/// readers of one state (copies of a Digest) never alias a unique borrow.
-unsafe fn state_ref<'a>(p: *const u8) -> Result<&'a State, i32> {
-    // SAFETY: forwarded.
-    let s = unsafe { checked_state(p) }?;
-    // SAFETY: initialized by an init function, as the magic shows.
-    Ok(unsafe { &*s })
-}
-
-/// Checks a state pointer: not NULL, aligned, and initialized (its magic).
-///
-/// # Safety
-/// A non-NULL, aligned `p` must be valid for reads of a `State`.
-unsafe fn checked_state(p: *const u8) -> Result<*const State, i32> {
-    let s = p as *const State;
-    if s.is_null() || (s as usize) % align_of::<State>() != 0 {
-        return Err(ERR_NULL);
-    }
-    // SAFETY: read the magic through a raw field pointer, so that no
-    // reference to a possibly invalid Hasher is made before it is checked.
-    if unsafe { ptr::addr_of!((*s).magic).read() } != MAGIC {
-        return Err(ERR_STATE);
-    }
-    Ok(s)
-}
-
 /// Checks an output (pointer, length) pair without making a slice yet, so
 /// that no `&mut` to the output exists while an input that may overlap it
 /// (DeriveKey(ctx, k, k)) is still borrowed.
@@ -158,28 +102,6 @@ fn output_ok(p: *mut u8, len: usize) -> Result<(), i32> {
         return Err(ERR_NULL);
     }
     Ok(())
-}
-
-/// Writes a fresh state into caller memory.
-///
-/// # Safety
-/// As for `state_mut`; the memory may be uninitialized.
-unsafe fn write_state(p: *mut u8, mode: u32, key: [u8; KEY_LEN]) -> i32 {
-    let s = p as *mut State;
-    if s.is_null() || (s as usize) % align_of::<State>() != 0 {
-        return ERR_NULL;
-    }
-    // SAFETY: valid, aligned, and written whole without reading the old value.
-    unsafe {
-        s.write(State {
-            magic: MAGIC,
-            input_offset: 0,
-            mode,
-            key,
-            hasher: new_hasher(mode, &key),
-        })
-    };
-    OK
 }
 
 fn code(r: Result<(), i32>) -> i32 {
@@ -212,18 +134,6 @@ fn fill_xof(mut reader: blake3::OutputReader, seek: u64, out: &mut [u8]) {
 /// The largest subtree allowed at `offset`; the caller checked alignment.
 fn max_len(offset: u64) -> Option<u64> {
     hazmat::max_subtree_len(offset)
-}
-
-/// Checks that `len` more bytes fit the subtree the state hashes, which the
-/// crate would otherwise answer with a panic (or, per its docs, garbage).
-fn check_room(s: &State, len: usize) -> Result<(), i32> {
-    if let Some(max) = max_len(s.input_offset) {
-        let total = s.hasher.count().checked_add(len as u64).ok_or(ERR_SUBTREE_TOO_LARGE)?;
-        if total > max {
-            return Err(ERR_SUBTREE_TOO_LARGE);
-        }
-    }
-    Ok(())
 }
 
 // --- Identity ---------------------------------------------------------------
@@ -272,159 +182,6 @@ fn simd_level() -> &'static [u8] {
 )))]
 fn simd_level() -> &'static [u8] {
     b"portable\0"
-}
-
-// --- State ------------------------------------------------------------------
-
-#[no_mangle]
-pub extern "C" fn blake3_purego_state_size() -> usize {
-    size_of::<State>()
-}
-
-#[no_mangle]
-pub extern "C" fn blake3_purego_state_align() -> usize {
-    align_of::<State>()
-}
-
-/// # Safety
-/// `state`: see the header.
-#[no_mangle]
-pub unsafe extern "C" fn blake3_purego_init(state: *mut u8) -> i32 {
-    // SAFETY: per the header contract.
-    unsafe { write_state(state, MODE_HASH, [0; KEY_LEN]) }
-}
-
-/// # Safety
-/// `state`, `key`: see the header.
-#[no_mangle]
-pub unsafe extern "C" fn blake3_purego_init_keyed(state: *mut u8, key: *const u8) -> i32 {
-    // SAFETY: per the header contract.
-    match unsafe { array32(key) } {
-        Ok(k) => unsafe { write_state(state, MODE_KEYED, k) },
-        Err(e) => e,
-    }
-}
-
-/// # Safety
-/// `state`, `context`: see the header.
-#[no_mangle]
-pub unsafe extern "C" fn blake3_purego_init_derive_key(
-    state: *mut u8,
-    context: *const u8,
-    context_len: usize,
-) -> i32 {
-    // SAFETY: per the header contract.
-    let ctx = match unsafe { input(context, context_len) }.and_then(context_str) {
-        Ok(c) => c,
-        Err(e) => return e,
-    };
-    unsafe { write_state(state, MODE_DERIVE_KEY, hazmat::hash_derive_key_context(ctx)) }
-}
-
-/// # Safety
-/// `state`, `context_key`: see the header.
-#[no_mangle]
-pub unsafe extern "C" fn blake3_purego_init_context_key(
-    state: *mut u8,
-    context_key: *const u8,
-) -> i32 {
-    // SAFETY: per the header contract.
-    match unsafe { array32(context_key) } {
-        Ok(k) => unsafe { write_state(state, MODE_DERIVE_KEY, k) },
-        Err(e) => e,
-    }
-}
-
-/// # Safety
-/// `state`, `input`: see the header.
-#[no_mangle]
-pub unsafe extern "C" fn blake3_purego_update(state: *mut u8, data: *const u8, len: usize) -> i32 {
-    // SAFETY: per the header contract.
-    code((|| {
-        let s = unsafe { state_mut(state) }?;
-        let data = unsafe { input(data, len) }?;
-        check_room(s, data.len())?;
-        s.hasher.update(data);
-        Ok(())
-    })())
-}
-
-/// # Safety
-/// `state`, `input`: see the header.
-#[no_mangle]
-pub unsafe extern "C" fn blake3_purego_update_rayon(
-    state: *mut u8,
-    data: *const u8,
-    len: usize,
-) -> i32 {
-    // SAFETY: per the header contract; rayon's workers only read `data` and
-    // are joined before update_rayon returns.
-    code((|| {
-        let s = unsafe { state_mut(state) }?;
-        let data = unsafe { input(data, len) }?;
-        check_room(s, data.len())?;
-        match pool() {
-            // Inside install, blake3's joins run on this pool's threads.
-            Some(p) => p.install(|| {
-                s.hasher.update_rayon(data);
-            }),
-            None => {
-                s.hasher.update(data);
-            }
-        }
-        Ok(())
-    })())
-}
-
-/// # Safety
-/// `state`, `out`: see the header.
-#[no_mangle]
-pub unsafe extern "C" fn blake3_purego_finalize(
-    state: *const u8,
-    seek: u64,
-    out: *mut u8,
-    out_len: usize,
-) -> i32 {
-    // SAFETY: per the header contract.
-    code((|| {
-        let s = unsafe { state_ref(state) }?;
-        let out = unsafe { output(out, out_len) }?;
-        if s.input_offset != 0 {
-            return Err(ERR_ROOT_WITH_OFFSET);
-        }
-        fill_xof(s.hasher.finalize_xof(), seek, out);
-        Ok(())
-    })())
-}
-
-/// # Safety
-/// `state`: see the header.
-#[no_mangle]
-pub unsafe extern "C" fn blake3_purego_reset(state: *mut u8) -> i32 {
-    // SAFETY: per the header contract.
-    code((|| {
-        let s = unsafe { state_mut(state) }?;
-        // Not Hasher::reset: it zeroes the chunk counter but keeps the hazmat
-        // starting counter, after which count() underflows.
-        s.hasher = new_hasher(s.mode, &s.key);
-        s.input_offset = 0;
-        Ok(())
-    })())
-}
-
-/// # Safety
-/// `state`, `count`: see the header.
-#[no_mangle]
-pub unsafe extern "C" fn blake3_purego_count(state: *const u8, count: *mut u64) -> i32 {
-    // SAFETY: per the header contract.
-    code((|| {
-        let s = unsafe { state_ref(state) }?;
-        if count.is_null() {
-            return Err(ERR_NULL);
-        }
-        unsafe { count.write_unaligned(s.hasher.count()) };
-        Ok(())
-    })())
 }
 
 // --- One-shot ---------------------------------------------------------------
@@ -512,6 +269,49 @@ pub unsafe extern "C" fn blake3_purego_derive_key(
     })())
 }
 
+/// The flag of `mode_flags` (hash_xof) that asks for the rayon pool.
+const FLAG_PARALLEL: u32 = 1 << 8;
+
+/// # Safety
+/// `key`, `input`, `out`: see the header.
+#[no_mangle]
+pub unsafe extern "C" fn blake3_purego_hash_xof(
+    mode_flags: u32,
+    key: *const u8,
+    data: *const u8,
+    len: usize,
+    seek: u64,
+    out: *mut u8,
+    out_len: usize,
+) -> i32 {
+    // SAFETY: per the header contract.
+    code((|| {
+        let m = mode_flags & 0xff;
+        if m > MODE_DERIVE_KEY || mode_flags & !(0xff | FLAG_PARALLEL) != 0 {
+            return Err(ERR_LENGTH);
+        }
+        let key = unsafe { optional_key(m, key) }?;
+        if m != MODE_HASH && key.is_none() {
+            return Err(ERR_NULL);
+        }
+        output_ok(out, out_len)?;
+        let data = unsafe { input(data, len) }?;
+        let mut h = new_hasher(m, &key.unwrap_or([0; KEY_LEN]));
+        match pool().filter(|_| mode_flags & FLAG_PARALLEL != 0) {
+            // Inside install, blake3's joins run on this pool's threads.
+            Some(p) => p.install(|| {
+                h.update_rayon(data);
+            }),
+            None => {
+                h.update(data);
+            }
+        }
+        // SAFETY: the input is no longer borrowed.
+        fill_xof(h.finalize_xof(), seek, unsafe { output(out, out_len) }?);
+        Ok(())
+    })())
+}
+
 // --- Subtrees ---------------------------------------------------------------
 
 /// # Safety
@@ -527,42 +327,6 @@ pub unsafe extern "C" fn blake3_purego_derive_key_context_key(
         let ctx = context_str(unsafe { input(context, context_len) }?)?;
         let out = unsafe { output(context_key_out, KEY_LEN) }?;
         out.copy_from_slice(&hazmat::hash_derive_key_context(ctx));
-        Ok(())
-    })())
-}
-
-/// # Safety
-/// `state`: see the header.
-#[no_mangle]
-pub unsafe extern "C" fn blake3_purego_set_input_offset(state: *mut u8, offset: u64) -> i32 {
-    // SAFETY: per the header contract.
-    code((|| {
-        let s = unsafe { state_mut(state) }?;
-        if offset % CHUNK_LEN != 0 {
-            return Err(ERR_OFFSET_UNALIGNED);
-        }
-        if s.hasher.count() != 0 {
-            return Err(ERR_OFFSET_AFTER_INPUT);
-        }
-        s.hasher.set_input_offset(offset);
-        s.input_offset = offset;
-        Ok(())
-    })())
-}
-
-/// # Safety
-/// `state`, `cv_out`: see the header.
-#[no_mangle]
-pub unsafe extern "C" fn blake3_purego_finalize_non_root(state: *const u8, cv_out: *mut u8) -> i32 {
-    // SAFETY: per the header contract.
-    code((|| {
-        let s = unsafe { state_ref(state) }?;
-        let out = unsafe { output(cv_out, blake3::OUT_LEN) }?;
-        if s.hasher.count() == 0 {
-            return Err(ERR_EMPTY_SUBTREE);
-        }
-        out.copy_from_slice(&s.hasher.finalize_non_root());
-        plant(out);
         Ok(())
     })())
 }
@@ -630,7 +394,11 @@ pub unsafe extern "C" fn blake3_purego_merge_root(
         let key = unsafe { optional_key(m, key) }?;
         let mode = mode(m, key.as_ref())?;
         let out = unsafe { output(out, out_len) }?;
-        fill_xof(hazmat::merge_subtrees_root_xof(&left, &right, mode), seek, out);
+        fill_xof(
+            hazmat::merge_subtrees_root_xof(&left, &right, mode),
+            seek,
+            out,
+        );
         Ok(())
     })())
 }
@@ -662,10 +430,444 @@ pub unsafe extern "C" fn blake3_purego_left_subtree_len(input_len: u64, len_out:
     }
     // The crate computes (input_len + 1) / 2 first, which wraps at u64::MAX;
     // every length above 2^63 has a left subtree of 2^63.
-    let left = if input_len > 1 << 63 { 1 << 63 } else { hazmat::left_subtree_len(input_len) };
+    let left = if input_len > 1 << 63 {
+        1 << 63
+    } else {
+        hazmat::left_subtree_len(input_len)
+    };
     // SAFETY: non-NULL, valid for a u64 write per the header.
     unsafe { len_out.write_unaligned(left) };
     OK
+}
+
+// --- Trees -------------------------------------------------------------------
+//
+// A tree is a hash in progress whose state the caller can read: instead of
+// the crate's Hasher (whose fields are private), it holds the chaining
+// values of the complete subtrees of the input so far. Each update is cut
+// into aligned power-of-two subtrees, each hashed by the crate
+// (hazmat::HasherExt::set_input_offset and finalize_non_root), and their
+// chaining values are merged with hazmat::merge_subtrees_non_root as soon as
+// they pair up. The input after the last update (the tail) stays with the
+// caller, who passes it to each finalization.
+
+/// Written by tree_init; a tree without it was never initialized.
+const TREE_MAGIC: u64 = 0x3176_6565_7274_3362; // "b3treev1", little-endian
+
+/// The tree state, in caller memory, laid out as the header documents. Bit
+/// i of `chunks` is set when `stack[i]` holds the chaining value of a
+/// subtree of 2^i chunks: the input so far, from `offset`, is the sequence
+/// of those subtrees, largest first.
+#[repr(C)]
+pub struct Tree {
+    magic: u64,
+    mode: u32,
+    reserved: u32,
+    key: [u8; KEY_LEN],
+    offset: u64,
+    chunks: u64,
+    stack: [[u8; KEY_LEN]; 64],
+}
+
+/// Checks a tree pointer: not NULL, aligned, initialized, and with a mode
+/// and offset that tree_init could have written.
+///
+/// # Safety
+/// A non-NULL, aligned `p` must be valid for reads of a `Tree`.
+unsafe fn checked_tree(p: *const u8) -> Result<*const Tree, i32> {
+    let t = p as *const Tree;
+    if t.is_null() || (t as usize) % align_of::<Tree>() != 0 {
+        return Err(ERR_NULL);
+    }
+    // SAFETY: fields read through raw pointers before any reference is made.
+    let (magic, mode, offset) = unsafe {
+        (
+            ptr::addr_of!((*t).magic).read(),
+            ptr::addr_of!((*t).mode).read(),
+            ptr::addr_of!((*t).offset).read(),
+        )
+    };
+    if magic != TREE_MAGIC || mode > MODE_DERIVE_KEY || offset % CHUNK_LEN != 0 {
+        return Err(ERR_STATE);
+    }
+    Ok(t)
+}
+
+/// # Safety
+/// As for `checked_tree`, and the tree is not aliased for the call.
+unsafe fn tree_mut<'a>(p: *mut u8) -> Result<&'a mut Tree, i32> {
+    // SAFETY: checked, plain data, exclusive per the header.
+    Ok(unsafe { &mut *(checked_tree(p)? as *mut Tree) })
+}
+
+/// # Safety
+/// As for `checked_tree`; several readers may share it.
+unsafe fn tree_ref<'a>(p: *const u8) -> Result<&'a Tree, i32> {
+    // SAFETY: checked, plain data, only read.
+    Ok(unsafe { &*checked_tree(p)? })
+}
+
+/// Pieces from this size up are hashed on the rayon pool when the caller
+/// asks for the pool; smaller ones gain nothing from more threads.
+const PARALLEL_PIECE: usize = 1 << 20;
+
+/// At most this many pieces come out of one update: sizes grow with the
+/// alignment of the start, then shrink with the bits of what is left.
+const MAX_PIECES: usize = 128;
+
+impl Tree {
+    fn mode(&self) -> Mode<'_> {
+        match self.mode {
+            MODE_KEYED => Mode::KeyedHash(&self.key),
+            MODE_DERIVE_KEY => Mode::DeriveKeyMaterial(&self.key),
+            _ => Mode::Hash,
+        }
+    }
+
+    /// The input byte offset of the first byte after the tree's chunks.
+    fn end(&self) -> Result<u64, i32> {
+        self.chunks
+            .checked_mul(CHUNK_LEN)
+            .and_then(|n| n.checked_add(self.offset))
+            .ok_or(ERR_SUBTREE_TOO_LARGE)
+    }
+
+    /// Checks that `len` more bytes after the tree's chunks fit the subtree
+    /// it hashes (any length at offset 0).
+    fn room(&self, len: u64) -> Result<(), i32> {
+        let end = self.end()?.checked_add(len).ok_or(ERR_SUBTREE_TOO_LARGE)?;
+        match max_len(self.offset) {
+            Some(max) if end - self.offset > max => Err(ERR_SUBTREE_TOO_LARGE),
+            _ => Ok(()),
+        }
+    }
+
+    /// The chaining value of `data`, the subtree that starts at input byte
+    /// `at`. The callers make sure that it may (at most max_subtree_len(at)
+    /// bytes, at least one), which the crate would otherwise answer with a
+    /// panic.
+    fn subtree(
+        &self,
+        at: u64,
+        data: &[u8],
+        pool: Option<&rayon_core::ThreadPool>,
+    ) -> [u8; KEY_LEN] {
+        let mut h = new_hasher(self.mode, &self.key);
+        h.set_input_offset(at);
+        match pool {
+            // Inside install, blake3's joins run on this pool's threads.
+            Some(p) if data.len() >= PARALLEL_PIECE => p.install(|| {
+                h.update_rayon(data);
+            }),
+            _ => {
+                h.update(data);
+            }
+        }
+        let mut cv = h.finalize_non_root();
+        plant(&mut cv);
+        cv
+    }
+
+    /// The chaining value of the tail, the subtree right after the tree's
+    /// chunks: at most as long as the smallest subtree on the stack, so that
+    /// it is that one's right sibling (or a part of it).
+    fn tail_cv(&self, tail: &[u8]) -> Result<[u8; KEY_LEN], i32> {
+        self.room(tail.len() as u64)?;
+        if self.chunks != 0 && tail.len() as u64 > CHUNK_LEN << self.chunks.trailing_zeros() {
+            return Err(ERR_SUBTREE_TOO_LARGE);
+        }
+        Ok(self.subtree(self.end()?, tail, None))
+    }
+
+    /// Adds the chaining value of the next 2^height chunks (which start
+    /// aligned to their size), merging it with the subtrees it completes.
+    fn push(&mut self, mut cv: [u8; KEY_LEN], height: u32) {
+        let mut i = height;
+        while self.chunks & (1 << i) != 0 {
+            cv = hazmat::merge_subtrees_non_root(&self.stack[i as usize], &cv, self.mode());
+            i += 1;
+        }
+        self.stack[i as usize] = cv;
+        self.chunks += 1 << height;
+    }
+
+    /// The two children of the node over everything: the largest subtree on
+    /// the stack, and the chaining value of all that follows it, the tail
+    /// (if any) included. None when that is nothing (a single subtree and no
+    /// tail, whose own children the stack no longer holds).
+    fn children(&self, tail_cv: Option<[u8; KEY_LEN]>) -> Option<([u8; KEY_LEN], [u8; KEY_LEN])> {
+        if self.chunks == 0 {
+            return None;
+        }
+        let top = 63 - self.chunks.leading_zeros();
+        let mut rest = self.chunks & !(1 << top);
+        let mut right = match tail_cv {
+            Some(cv) => cv,
+            None if rest == 0 => return None,
+            None => {
+                let low = rest.trailing_zeros();
+                rest &= rest - 1;
+                self.stack[low as usize]
+            }
+        };
+        while rest != 0 {
+            let low = rest.trailing_zeros();
+            right = hazmat::merge_subtrees_non_root(&self.stack[low as usize], &right, self.mode());
+            rest &= rest - 1;
+        }
+        Some((self.stack[top as usize], right))
+    }
+}
+
+/// Calls `each(c, h)` for the pieces that `n` chunks starting at chunk `c`
+/// are cut into: each the largest power of two, 2^h chunks, that starts at
+/// a multiple of its own size and fits.
+fn cut(mut c: u64, mut n: u64, mut each: impl FnMut(u64, u32)) {
+    while n > 0 {
+        let mut h = 63 - n.leading_zeros();
+        if c != 0 {
+            h = h.min(c.trailing_zeros());
+        }
+        each(c, h);
+        c += 1 << h;
+        n -= 1 << h;
+    }
+}
+
+/// Runs `f(i, slot)` for every slot of `out`, slot k being piece
+/// `first + k`, on the current rayon pool, halving the list at each join.
+fn join_all<F: Fn(usize, &mut [u8; KEY_LEN]) + Sync>(
+    f: &F,
+    first: usize,
+    out: &mut [[u8; KEY_LEN]],
+) {
+    match out.len() {
+        0 => {}
+        1 => f(first, &mut out[0]),
+        n => {
+            let (a, b) = out.split_at_mut(n / 2);
+            rayon_core::join(|| join_all(f, first, a), || join_all(f, first + n / 2, b));
+        }
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn blake3_purego_tree_size() -> usize {
+    size_of::<Tree>()
+}
+
+#[no_mangle]
+pub extern "C" fn blake3_purego_tree_align() -> usize {
+    align_of::<Tree>()
+}
+
+/// # Safety
+/// `tree`, `key`: see the header.
+#[no_mangle]
+pub unsafe extern "C" fn blake3_purego_tree_init(
+    tree: *mut u8,
+    m: u32,
+    key: *const u8,
+    offset: u64,
+) -> i32 {
+    code((|| {
+        let t = tree as *mut Tree;
+        if t.is_null() || (t as usize) % align_of::<Tree>() != 0 {
+            return Err(ERR_NULL);
+        }
+        if m > MODE_DERIVE_KEY {
+            return Err(ERR_LENGTH);
+        }
+        if offset % CHUNK_LEN != 0 {
+            return Err(ERR_OFFSET_UNALIGNED);
+        }
+        // SAFETY: per the header contract.
+        let key = unsafe { optional_key(m, key) }?;
+        if m != MODE_HASH && key.is_none() {
+            return Err(ERR_NULL);
+        }
+        // SAFETY: valid and aligned; written whole, without reading it.
+        unsafe {
+            t.write(Tree {
+                magic: TREE_MAGIC,
+                mode: m,
+                reserved: 0,
+                key: key.unwrap_or([0; KEY_LEN]),
+                offset,
+                chunks: 0,
+                stack: [[0; KEY_LEN]; 64],
+            })
+        };
+        Ok(())
+    })())
+}
+
+/// # Safety
+/// `tree`, `data`: see the header.
+#[no_mangle]
+pub unsafe extern "C" fn blake3_purego_tree_update(
+    tree: *mut u8,
+    data: *const u8,
+    len: usize,
+    parallel: u32,
+) -> i32 {
+    code((|| {
+        // SAFETY: per the header contract.
+        let t = unsafe { tree_mut(tree) }?;
+        let data = unsafe { input(data, len) }?;
+        if data.len() as u64 % CHUNK_LEN != 0 {
+            return Err(ERR_LENGTH);
+        }
+        t.room(data.len() as u64)?;
+        let mut pieces = [(0u64, 0u32); MAX_PIECES];
+        let mut n = 0;
+        cut(t.chunks, data.len() as u64 / CHUNK_LEN, |c, h| {
+            pieces[n] = (c, h);
+            n += 1;
+        });
+        let mut cvs = [[0u8; KEY_LEN]; MAX_PIECES];
+        let pool = if parallel != 0 { pool() } else { None };
+        {
+            let (tree, pieces, first) = (&*t, &pieces[..n], t.chunks);
+            let hash = |i: usize, cv: &mut [u8; KEY_LEN]| {
+                let (c, h) = pieces[i];
+                let from = ((c - first) * CHUNK_LEN) as usize;
+                let piece = &data[from..from + (CHUNK_LEN << h) as usize];
+                *cv = tree.subtree(tree.offset + c * CHUNK_LEN, piece, pool.as_deref());
+            };
+            match pool.as_deref() {
+                Some(p) if n > 1 => p.install(|| join_all(&hash, 0, &mut cvs[..n])),
+                _ => {
+                    for (i, cv) in cvs[..n].iter_mut().enumerate() {
+                        hash(i, cv);
+                    }
+                }
+            }
+        }
+        for (cv, &(_, h)) in cvs[..n].iter().zip(&pieces[..n]) {
+            t.push(*cv, h);
+        }
+        Ok(())
+    })())
+}
+
+/// # Safety
+/// `tree`, `tail`, `out`: see the header.
+#[no_mangle]
+pub unsafe extern "C" fn blake3_purego_tree_finalize(
+    tree: *const u8,
+    tail: *const u8,
+    tail_len: usize,
+    seek: u64,
+    out: *mut u8,
+    out_len: usize,
+) -> i32 {
+    code((|| {
+        // SAFETY: per the header contract.
+        let t = unsafe { tree_ref(tree) }?;
+        let tail = unsafe { input(tail, tail_len) }?;
+        output_ok(out, out_len)?;
+        if t.offset != 0 {
+            return Err(ERR_ROOT_WITH_OFFSET);
+        }
+        let reader = if t.chunks == 0 {
+            // The tail is all of the input.
+            new_hasher(t.mode, &t.key).update(tail).finalize_xof()
+        } else {
+            let tail_cv = if tail.is_empty() {
+                None
+            } else {
+                Some(t.tail_cv(tail)?)
+            };
+            let (left, right) = t.children(tail_cv).ok_or(ERR_LENGTH)?;
+            hazmat::merge_subtrees_root_xof(&left, &right, t.mode())
+        };
+        // SAFETY: the tail is no longer borrowed.
+        fill_xof(reader, seek, unsafe { output(out, out_len) }?);
+        Ok(())
+    })())
+}
+
+/// # Safety
+/// `tree`, `tail`, `left_out`, `right_out`: see the header.
+#[no_mangle]
+pub unsafe extern "C" fn blake3_purego_tree_root(
+    tree: *const u8,
+    tail: *const u8,
+    tail_len: usize,
+    left_out: *mut u8,
+    right_out: *mut u8,
+) -> i32 {
+    code((|| {
+        // SAFETY: per the header contract.
+        let t = unsafe { tree_ref(tree) }?;
+        let tail = unsafe { input(tail, tail_len) }?;
+        output_ok(left_out, KEY_LEN)?;
+        output_ok(right_out, KEY_LEN)?;
+        if t.offset != 0 {
+            return Err(ERR_ROOT_WITH_OFFSET);
+        }
+        let (left, right) = if t.chunks == 0 {
+            // The tail is all of the input: one chunk has no children.
+            if tail.len() as u64 <= CHUNK_LEN {
+                return Err(ERR_LENGTH);
+            }
+            let l = hazmat::left_subtree_len(tail.len() as u64) as usize;
+            (
+                t.subtree(0, &tail[..l], None),
+                t.subtree(l as u64, &tail[l..], None),
+            )
+        } else {
+            let tail_cv = if tail.is_empty() {
+                None
+            } else {
+                Some(t.tail_cv(tail)?)
+            };
+            t.children(tail_cv).ok_or(ERR_LENGTH)?
+        };
+        // SAFETY: the tail is no longer borrowed; the outputs are distinct
+        // 32-byte buffers per the header.
+        unsafe { output(left_out, KEY_LEN) }?.copy_from_slice(&left);
+        unsafe { output(right_out, KEY_LEN) }?.copy_from_slice(&right);
+        Ok(())
+    })())
+}
+
+/// # Safety
+/// `tree`, `tail`, `cv_out`: see the header.
+#[no_mangle]
+pub unsafe extern "C" fn blake3_purego_tree_finalize_non_root(
+    tree: *const u8,
+    tail: *const u8,
+    tail_len: usize,
+    cv_out: *mut u8,
+) -> i32 {
+    code((|| {
+        // SAFETY: per the header contract.
+        let t = unsafe { tree_ref(tree) }?;
+        let tail = unsafe { input(tail, tail_len) }?;
+        output_ok(cv_out, KEY_LEN)?;
+        let cv = if t.chunks == 0 {
+            if tail.is_empty() {
+                return Err(ERR_EMPTY_SUBTREE);
+            }
+            t.tail_cv(tail)?
+        } else {
+            let tail_cv = if tail.is_empty() {
+                None
+            } else {
+                Some(t.tail_cv(tail)?)
+            };
+            match t.children(tail_cv) {
+                Some((left, right)) => hazmat::merge_subtrees_non_root(&left, &right, t.mode()),
+                // One subtree and nothing after it: its own chaining value.
+                None => t.stack[t.chunks.trailing_zeros() as usize],
+            }
+        };
+        // SAFETY: the tail is no longer borrowed.
+        unsafe { output(cv_out, KEY_LEN) }?.copy_from_slice(&cv);
+        Ok(())
+    })())
 }
 
 // --- Threads ----------------------------------------------------------------

@@ -4,9 +4,9 @@
  * of the Go loader unless one fault is compiled in:
  *
  *   -DFAULT_ABI=N          blake3_purego_abi_version() returns N
- *   -DFAULT_OMIT_UPDATE    blake3_purego_update is not defined
- *   -DFAULT_STATE_SIZE=N   blake3_purego_state_size() returns N
- *   -DFAULT_STATE_ALIGN=N  blake3_purego_state_align() returns N
+ *   -DFAULT_OMIT_UPDATE    blake3_purego_tree_update is not defined
+ *   -DFAULT_TREE_SIZE=N    blake3_purego_tree_size() returns N
+ *   -DFAULT_TREE_ALIGN=N   blake3_purego_tree_align() returns N
  *   -DFAULT_BAD_HASH       blake3_purego_hash flips one output bit
  *
  * Built without any fault it must load: that is the negative control that
@@ -64,24 +64,24 @@ uint32_t blake3_purego_abi_version(void) {
 #endif
 }
 
-size_t blake3_purego_state_size(void) {
-#ifdef FAULT_STATE_SIZE
-	return FAULT_STATE_SIZE;
+size_t blake3_purego_tree_size(void) {
+#ifdef FAULT_TREE_SIZE
+	return FAULT_TREE_SIZE;
 #else
 	static size_t (*fn)(void);
 	if (!fn)
-		fn = (size_t(*)(void))real("blake3_purego_state_size");
+		fn = (size_t(*)(void))real("blake3_purego_tree_size");
 	return fn();
 #endif
 }
 
-size_t blake3_purego_state_align(void) {
-#ifdef FAULT_STATE_ALIGN
-	return FAULT_STATE_ALIGN;
+size_t blake3_purego_tree_align(void) {
+#ifdef FAULT_TREE_ALIGN
+	return FAULT_TREE_ALIGN;
 #else
 	static size_t (*fn)(void);
 	if (!fn)
-		fn = (size_t(*)(void))real("blake3_purego_state_align");
+		fn = (size_t(*)(void))real("blake3_purego_tree_align");
 	return fn();
 #endif
 }
@@ -99,26 +99,19 @@ int32_t blake3_purego_hash(const uint8_t *input, size_t len, uint8_t *out, size_
 }
 
 #ifndef FAULT_OMIT_UPDATE
-FWD(int32_t, blake3_purego_update, (void *s, const uint8_t *p, size_t n), (s, p, n))
+FWD(int32_t, blake3_purego_tree_update, (void *t, const uint8_t *p, size_t n, uint32_t par), (t, p, n, par))
 #endif
 
 FWD(const char *, blake3_purego_crate_version, (void), ())
 FWD(const char *, blake3_purego_simd, (void), ())
-FWD(int32_t, blake3_purego_init, (void *s), (s))
-FWD(int32_t, blake3_purego_init_keyed, (void *s, const uint8_t *k), (s, k))
-FWD(int32_t, blake3_purego_init_derive_key, (void *s, const uint8_t *c, size_t n), (s, c, n))
-FWD(int32_t, blake3_purego_init_context_key, (void *s, const uint8_t *k), (s, k))
-FWD(int32_t, blake3_purego_update_rayon, (void *s, const uint8_t *p, size_t n), (s, p, n))
-FWD(int32_t, blake3_purego_finalize, (const void *s, uint64_t seek, uint8_t *o, size_t n), (s, seek, o, n))
-FWD(int32_t, blake3_purego_reset, (void *s), (s))
-FWD(int32_t, blake3_purego_count, (const void *s, uint64_t *c), (s, c))
 FWD(int32_t, blake3_purego_keyed_hash,
     (const uint8_t *k, const uint8_t *p, size_t n, uint8_t *o, size_t on), (k, p, n, o, on))
 FWD(int32_t, blake3_purego_derive_key,
     (const uint8_t *c, size_t cn, const uint8_t *m, size_t n, uint8_t *o, size_t on), (c, cn, m, n, o, on))
+FWD(int32_t, blake3_purego_hash_xof,
+    (uint32_t m, const uint8_t *k, const uint8_t *p, size_t n, uint64_t seek, uint8_t *o, size_t on),
+    (m, k, p, n, seek, o, on))
 FWD(int32_t, blake3_purego_derive_key_context_key, (const uint8_t *c, size_t n, uint8_t *o), (c, n, o))
-FWD(int32_t, blake3_purego_set_input_offset, (void *s, uint64_t off), (s, off))
-FWD(int32_t, blake3_purego_finalize_non_root, (const void *s, uint8_t *cv), (s, cv))
 FWD(int32_t, blake3_purego_merge_non_root,
     (const uint8_t *l, const uint8_t *r, uint32_t m, const uint8_t *k, uint8_t *cv), (l, r, m, k, cv))
 FWD(int32_t, blake3_purego_merge_root,
@@ -128,3 +121,10 @@ FWD(int32_t, blake3_purego_max_subtree_len, (uint64_t off, uint64_t *n), (off, n
 FWD(int32_t, blake3_purego_left_subtree_len, (uint64_t len, uint64_t *n), (len, n))
 FWD(int32_t, blake3_purego_init_threads, (size_t n), (n))
 FWD(size_t, blake3_purego_num_threads, (void), ())
+FWD(int32_t, blake3_purego_tree_init, (void *t, uint32_t m, const uint8_t *k, uint64_t off), (t, m, k, off))
+FWD(int32_t, blake3_purego_tree_finalize,
+    (const void *t, const uint8_t *p, size_t n, uint64_t seek, uint8_t *o, size_t on), (t, p, n, seek, o, on))
+FWD(int32_t, blake3_purego_tree_root,
+    (const void *t, const uint8_t *p, size_t n, uint8_t *l, uint8_t *r), (t, p, n, l, r))
+FWD(int32_t, blake3_purego_tree_finalize_non_root, (const void *t, const uint8_t *p, size_t n, uint8_t *cv),
+    (t, p, n, cv))

@@ -1,6 +1,6 @@
-//go:build !blake3_nonative && ((darwin && (amd64 || arm64)) || (windows && amd64))
+//go:build !blake3_nonative && ((darwin && !ios) || (windows && amd64))
 
-package blake3
+package ffi
 
 import (
 	"sync"
@@ -12,16 +12,19 @@ import (
 // purego.SyscallN allocates nothing, where an implicit one escapes to the heap.
 var argSlots = sync.Pool{New: func() any { return new([7]uintptr) }}
 
-// call is the one place the package crosses into the library (see ffi.go).
+// Native reports whether this build can load the native library.
+const Native = true
+
+// call is the one place the module crosses into the library (see ffi.go).
 // Being marked go:uintptrescapes, it makes every pointer its callers convert
 // to uintptr in its argument list live on the heap and stay alive until it
 // returns; the library keeps none of them after that. n is the function's
 // arity; the unused trailing arguments are zero and not passed.
 //
-// On darwin and windows it goes through purego.SyscallN (~80 ns on Linux)
-// rather than the lean trampoline of ffi_call_linux.go: darwin cannot be run
-// on the machines this package is built on, and windows (another calling
-// convention) only under wine, where its speed cannot be measured.
+// On darwin and windows it goes through purego.SyscallN rather than the
+// lean trampoline of call_linux.go: darwin cannot be run on the machines
+// this module is built on, and windows (another calling convention) only
+// under wine, where its speed cannot be measured.
 //
 //go:uintptrescapes
 func call(fn uintptr, n int, a1, a2, a3, a4, a5, a6, a7 uintptr) uintptr {

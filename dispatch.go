@@ -1,0 +1,203 @@
+// The size dispatch of one-shot hashes: which implementation hashes an input
+// of n bytes, up to planMax, fastest on this machine.
+
+package blake3
+
+import (
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/cpu"
+
+	"github.com/purego-blake3/blake3/internal/ffi"
+	zeebo "github.com/zeebo/blake3"
+	luke "lukechampine.com/blake3"
+)
+
+// impl is an implementation of a one-shot hash.
+type impl uint8
+
+const (
+	implNative impl = iota // the library, one crossing
+	implZeebo              // github.com/zeebo/blake3
+	implLuke               // lukechampine.com/blake3 (one chunk at most)
+)
+
+// The rule.
+//
+// Up to a chunk, all three compress the blocks of one chunk one after the
+// other, so none has a SIMD advantage: the library adds a crossing, zeebo
+// has SSE4.1 assembly for one block on amd64, lukechampine plain Go. Which
+// is fastest depends on the CPU's microarchitecture, not on its features:
+// on two AMD EPYC machines of the same kind, with the same features,
+// lukechampine was 1.3x faster than zeebo on one and zeebo 1.5x faster on
+// the other (docs/benchmarks.md). From two chunks to four, the library's
+// SIMD over several chunks competes with zeebo's AVX2 (lukechampine's
+// one-shot goes through its streaming hasher there, several times slower:
+// it is not a candidate), and the crate's cost is not monotonic in the
+// number of chunks. From planMax up, the library's SIMD over four chunks
+// or more wins wherever it is loaded.
+//
+// So the plan starts from what each candidate can do on this CPU (the
+// default plan: the library wherever it has SIMD and neither Go package has
+// assembly, zeebo where it has assembly) and is then measured once, on this
+// machine, in the background, at the first use of the package: the
+// candidates side by side, interleaved, at a few sizes, keeping each one's
+// best time (noise only adds time). An implementation replaces the default
+// at a size only if it is clearly faster there (planMargin).
+const planMax = 4096
+
+// planClass is the index of n's size class: one per 64-byte block.
+func planClass(n int) int { return (n + 63) >> 6 }
+
+// plan is an implementation for each size class up to planMax.
+type plan [planMax/64 + 1]impl
+
+// planNow is the plan in use: the default until the measurement is done.
+var planNow atomic.Pointer[plan]
+
+// implFor is the implementation for a one-shot hash of n bytes.
+func implFor(n int) impl {
+	if n > planMax {
+		if native() != nil {
+			return implNative
+		}
+		return implZeebo
+	}
+	native()
+	return planNow.Load()[planClass(n)]
+}
+
+// startDispatch installs the default plan for backend l (nil: the Go path)
+// and starts measuring a better one.
+func startDispatch(l *ffi.Symbols) {
+	p := defaultPlan(l != nil, runtime.GOARCH, cpu.X86.HasSSE41)
+	planNow.Store(&p)
+	if calibrate {
+		planDone = make(chan struct{})
+		go func(done chan struct{}) {
+			defer close(done)
+			m := measurePlan(l, p)
+			planNow.CompareAndSwap(&p, &m)
+		}(planDone)
+	}
+}
+
+// calibrate turns the measurement on; tests that need a fixed plan turn it
+// off. planDone is closed when the measurement started by the last
+// startDispatch has finished.
+var (
+	calibrate = true
+	planDone  chan struct{}
+)
+
+// defaultPlan is the plan from capabilities alone: the library (when
+// loaded) on arm64, where neither Go package has assembly, and from two
+// chunks up everywhere; zeebo up to a chunk on amd64 with SSE4.1 (its
+// one-block assembly), and on the Go path above a chunk; lukechampine up
+// to a chunk elsewhere on the Go path.
+func defaultPlan(haveLib bool, goarch string, sse41 bool) plan {
+	var p plan
+	for c := range p {
+		n := c * 64
+		switch {
+		case haveLib && (goarch == "arm64" || n > chunkLen):
+			p[c] = implNative
+		case goarch == "amd64" && sse41 || n > chunkLen:
+			p[c] = implZeebo
+		default:
+			p[c] = implLuke
+		}
+	}
+	return p
+}
+
+// planMargin: another implementation replaces the default at a size only
+// if its best time there is at most this fraction of the default's.
+const planMargin = 0.97
+
+// planSizes are the sizes measured: the chunk's edge, and both ends of each
+// number of chunks up to planMax, where the library's cost steps.
+var planSizes = []int{0, 64, 128, 256, 512, 1024, 1088, 1536, 2048, 2112, 2560, 3072, 3136, 3584, 4096}
+
+// measurePlan times the candidates at planSizes and returns the plan that
+// follows from their best times, interpolated between sizes.
+func measurePlan(l *ffi.Symbols, def plan) plan {
+	cands := []impl{implZeebo, implLuke}
+	if l != nil {
+		cands = append(cands, implNative)
+	}
+	const rounds = 7
+	best := make([][]float64, len(planSizes)) // ns per hash, [size][impl]
+	buf := make([]byte, planMax)
+	for i := range buf {
+		buf[i] = byte(i)
+	}
+	for i := range best {
+		best[i] = []float64{-1, -1, -1}
+	}
+	for r := range rounds {
+		for i, n := range planSizes {
+			for k := range cands {
+				c := cands[(k+r)%len(cands)] // rotate the order each round
+				if c == implLuke && n > chunkLen {
+					continue
+				}
+				if t := timeOneShot(l, c, buf[:n]); best[i][c] < 0 || t < best[i][c] {
+					best[i][c] = t
+				}
+			}
+		}
+	}
+	p := def
+	for cl := range p {
+		n := cl * 64
+		cost := func(c impl) float64 { return interpolate(planSizes, best, c, n) }
+		d := cost(def[cl])
+		if d < 0 {
+			continue
+		}
+		for _, c := range cands {
+			if t := cost(c); t >= 0 && t <= d*planMargin && t < cost(p[cl]) {
+				p[cl] = c
+			}
+		}
+	}
+	return p
+}
+
+// timeOneShot is the time of one hash of in by c, in ns: a batch of hashes
+// long enough for the clock, divided.
+func timeOneShot(l *ffi.Symbols, c impl, in []byte) float64 {
+	reps := 2 + 2048/(len(in)+64)
+	var out [32]byte
+	start := time.Now()
+	for range reps {
+		switch c {
+		case implZeebo:
+			out = zeebo.Sum256(in)
+		case implLuke:
+			out = luke.Sum256(in)
+		default:
+			l.Hash(in, out[:])
+		}
+	}
+	return float64(time.Since(start).Nanoseconds()) / float64(reps)
+}
+
+// interpolate is c's cost at n, linear between the measured sizes around
+// it; -1 where c was not measured.
+func interpolate(sizes []int, best [][]float64, c impl, n int) float64 {
+	for i := 1; i < len(sizes); i++ {
+		if n <= sizes[i] {
+			a, b := best[i-1][c], best[i][c]
+			if a < 0 || b < 0 {
+				return -1
+			}
+			f := float64(n-sizes[i-1]) / float64(sizes[i]-sizes[i-1])
+			return a + f*(b-a)
+		}
+	}
+	return best[len(sizes)-1][c]
+}

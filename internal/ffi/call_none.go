@@ -1,0 +1,21 @@
+//go:build blake3_nonative || !((linux && !android && (amd64 || arm64)) || (darwin && !ios) || (windows && amd64))
+
+package ffi
+
+// This is the one file that says which builds have no native library, and
+// why; the rest of the module asks ffi.Native.
+//
+//   - The blake3_nonative tag asks for the Go path only, and a binary free
+//     of purego (fully static with CGO_ENABLED=0).
+//   - A library is built for linux/amd64, linux/arm64, windows/amd64 and
+//     darwin (rust/README.md); everywhere else there is none to load.
+//   - android and ios satisfy the linux and darwin build tags, but purego
+//     needs cgo there, and no library is built for them.
+
+// Native reports whether this build can load the native library.
+const Native = false
+
+// call is never reached in these builds: no Symbols can be bound.
+func call(fn uintptr, n int, a1, a2, a3, a4, a5, a6, a7 uintptr) uintptr {
+	panic("blake3: no native library in this build")
+}

@@ -1,0 +1,307 @@
+//go:build !blake3_nonative && linux && !android && (amd64 || arm64)
+
+package ffi
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+	"math/rand/v2"
+	"testing"
+
+	zeebo "github.com/zeebo/blake3"
+	"lukechampine.com/blake3/guts"
+)
+
+// The official test vectors' key and context.
+const (
+	vectorKey     = "whats the Elvish word for friend"
+	vectorContext = "BLAKE3 2019-12-27 16:29:52 test vectors context"
+)
+
+func pattern(n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(i % 251)
+	}
+	return b
+}
+
+// oracle is zeebo's output of in, in mode m, from offset seek.
+func oracle(m uint32, in []byte, seek int64, n int) []byte {
+	var h *zeebo.Hasher
+	switch m {
+	case ModeKeyed:
+		h, _ = zeebo.NewKeyed([]byte(vectorKey))
+	case ModeDeriveKey:
+		h = zeebo.NewDeriveKey(vectorContext)
+	default:
+		h = zeebo.New()
+	}
+	_, _ = h.Write(in)
+	d := h.Digest()
+	_, _ = d.Seek(seek, 0)
+	out := make([]byte, n)
+	_, _ = d.Read(out)
+	return out
+}
+
+// modeKey is the key a mode's calls take: the vectors' key, or the context
+// key of their context.
+func modeKey(t *testing.T, s *Symbols, m uint32) *[32]byte {
+	switch m {
+	case ModeKeyed:
+		return (*[32]byte)([]byte(vectorKey))
+	case ModeDeriveKey:
+		var k [32]byte
+		if rc := s.ContextKey(vectorContext, &k); rc != OK {
+			t.Fatalf("context key: %v", rc)
+		}
+		return &k
+	}
+	return nil
+}
+
+func check(t *testing.T, what string, rc Code, got, want []byte) {
+	t.Helper()
+	if rc != OK || !bytes.Equal(got, want) {
+		t.Errorf("%s: %v, %x…; want %x…", what, rc, got[:min(8, len(got))], want[:min(8, len(want))])
+	}
+}
+
+// TestCallsIdentity: what the library says of itself.
+func TestCallsIdentity(t *testing.T) {
+	s := testLibrary(t)
+	if v := s.ABI(); v != ABIVersion {
+		t.Errorf("abi_version %d", v)
+	}
+	if v := s.CrateVersion(); v != "1.8.1" {
+		t.Errorf("crate_version %q", v)
+	}
+	if v := s.SIMD(); !map[string]bool{"avx512": true, "avx2": true, "sse41": true, "sse2": true, "neon": true, "portable": true}[v] {
+		t.Errorf("simd %q", v)
+	}
+}
+
+// TestCallsOneShot: hash, keyed_hash, derive_key and hash_xof, on one
+// thread and on the pool, against zeebo.
+func TestCallsOneShot(t *testing.T) {
+	s := testLibrary(t)
+	if rc := s.InitThreads(2); rc != OK {
+		t.Fatalf("init_threads(2): %v", rc)
+	}
+	if n := s.NumThreads(); n != 2 {
+		t.Errorf("num_threads %d, want 2", n)
+	}
+	for _, n := range []int{0, 1, 1024, 1025, 40000, 3 << 20} {
+		in := pattern(n)
+		out := make([]byte, 100)
+		check(t, "hash", s.Hash(in, out), out, oracle(ModeHash, in, 0, 100))
+		check(t, "keyed_hash", s.KeyedHash((*[32]byte)([]byte(vectorKey)), in, out), out, oracle(ModeKeyed, in, 0, 100))
+		check(t, "derive_key", s.DeriveKey(vectorContext, in, out), out, oracle(ModeDeriveKey, in, 0, 100))
+		for m := range uint32(3) {
+			for _, par := range []bool{false, true} {
+				check(t, "hash_xof", s.HashXOF(m, modeKey(t, s, m), par, in, 1<<40+3, out), out, oracle(m, in, 1<<40+3, 100))
+			}
+		}
+	}
+	out := make([]byte, 32)
+	if rc := s.DeriveKey("\xff\xfe", nil, out); rc != ErrContextUTF8 {
+		t.Errorf("derive_key with a context that is not UTF-8: %v, want %v", rc, ErrContextUTF8)
+	}
+	if rc := s.HashXOF(ModeKeyed, nil, false, nil, 0, out); rc != ErrNull {
+		t.Errorf("hash_xof keyed without a key: %v, want %v", rc, ErrNull)
+	}
+	if rc := s.HashXOF(3, nil, false, nil, 0, out); rc != ErrLength {
+		t.Errorf("hash_xof in mode 3: %v, want %v", rc, ErrLength)
+	}
+	if rc := s.Hash(nil, nil); rc != OK {
+		t.Errorf("hash(NULL, 0, NULL, 0): %v", rc)
+	}
+}
+
+// TestCallsTreeLayout: the tree holds what the header says it holds, the
+// chaining values of the complete subtrees, at the heights of the bits of
+// Chunks, as lukechampine's primitives compute them.
+func TestCallsTreeLayout(t *testing.T) {
+	s := testLibrary(t)
+	in := pattern(100 << 10)
+	var tr Tree
+	if rc := s.TreeInit(&tr, ModeHash, nil, 0); rc != OK {
+		t.Fatal(rc)
+	}
+	if tr.Magic != TreeMagic || tr.Mode != ModeHash || tr.Offset != 0 || tr.Chunks != 0 {
+		t.Fatalf("tree after init: %+v", tr)
+	}
+	const chunks = 37 // 32 + 4 + 1
+	if rc := s.TreeUpdate(&tr, in[:chunks*1024], false); rc != OK {
+		t.Fatal(rc)
+	}
+	if tr.Chunks != chunks {
+		t.Fatalf("chunks %d, want %d", tr.Chunks, chunks)
+	}
+	at := uint64(0)
+	for h := 63; h >= 0; h-- {
+		if tr.Chunks&(1<<h) == 0 {
+			continue
+		}
+		n := uint64(1) << h
+		want := subtreeCV(in[at*1024:(at+n)*1024], at)
+		if tr.Stack[h] != want {
+			t.Errorf("stack[%d] (chunks %d..%d): %x, want %x", h, at, at+n, tr.Stack[h], want)
+		}
+		at += n
+	}
+}
+
+// subtreeCV is the chaining value of the subtree data at chunk counter c,
+// by lukechampine's primitives.
+func subtreeCV(data []byte, c uint64) [32]byte {
+	var n guts.Node
+	if len(data) <= guts.ChunkSize {
+		n = guts.CompressChunk(data, &guts.IV, c, 0)
+	} else {
+		n = guts.CompressEigentree(data, &guts.IV, c, 0)
+	}
+	var b [32]byte
+	for i, w := range guts.ChainingValue(n) {
+		binary.LittleEndian.PutUint32(b[4*i:], w)
+	}
+	return b
+}
+
+// TestCallsTree: any input cut anywhere on chunk boundaries, in every mode,
+// on one thread and on the pool, finalized, through the root's children,
+// and as subtrees, against zeebo.
+func TestCallsTree(t *testing.T) {
+	s := testLibrary(t)
+	if rc := s.InitThreads(2); rc != OK {
+		t.Fatal(rc)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	in := pattern(5<<20 + 3000)
+	for round := range 60 {
+		n := []int{0, 1, 1024, 1025, 2048, 16384, 16385, 3 << 20}[round%8]
+		if round >= 8 {
+			n = rng.IntN(len(in))
+		}
+		m := uint32(round % 3)
+		key := modeKey(t, s, m)
+		var tr Tree
+		if rc := s.TreeInit(&tr, m, key, 0); rc != OK {
+			t.Fatal(rc)
+		}
+		done := 0
+		for done < n {
+			k := min(n-done, rng.IntN(3)*(rng.IntN(1<<uint(rng.IntN(22)))+1))
+			k = k / 1024 * 1024
+			if done+k == n || k == 0 {
+				break
+			}
+			if rc := s.TreeUpdate(&tr, in[done:done+k], rng.IntN(2) == 0); rc != OK {
+				t.Fatalf("update: %v", rc)
+			}
+			done += k
+		}
+		// The rest but the last chunk's bytes, so that the tail is no longer
+		// than the smallest subtree, as the header asks.
+		if rest := (n - done - 1) / 1024 * 1024; n > done && rest > 0 {
+			if rc := s.TreeUpdate(&tr, in[done:done+rest], false); rc != OK {
+				t.Fatalf("update: %v", rc)
+			}
+			done += rest
+		}
+		tail := in[done:n]
+		out := make([]byte, 64)
+		want := oracle(m, in[:n], 5, 64)
+		check(t, "tree_finalize", s.TreeFinalize(&tr, tail, 5, out), out, want)
+		var l, r [32]byte
+		if rc := s.TreeRoot(&tr, tail, &l, &r); n <= 1024 {
+			if rc != ErrLength {
+				t.Errorf("tree_root of %d bytes: %v, want %v", n, rc, ErrLength)
+			}
+		} else {
+			if rc != OK {
+				t.Fatalf("tree_root of %d bytes: %v", n, rc)
+			}
+			check(t, "tree_root + merge_root", s.MergeRoot(&l, &r, m, key, 5, out), out, want)
+		}
+	}
+}
+
+// TestCallsSubtrees: trees with input offsets, merged, against the hash of
+// the whole; and the length helpers.
+func TestCallsSubtrees(t *testing.T) {
+	s := testLibrary(t)
+	in := pattern(3 * 1024)
+	var left, right, cv [32]byte
+	var tr Tree
+	for i, c := range []*[32]byte{&left, &right} {
+		rc := s.TreeInit(&tr, ModeHash, nil, uint64(i*1024))
+		if rc == OK {
+			rc = s.TreeFinalizeNonRoot(&tr, in[i*1024:(i+1)*1024], c)
+		}
+		if rc != OK {
+			t.Fatalf("chunk %d: %v", i, rc)
+		}
+	}
+	if rc := s.MergeNonRoot(&left, &right, ModeHash, nil, &cv); rc != OK {
+		t.Fatal(rc)
+	}
+	var third [32]byte
+	rc := s.TreeInit(&tr, ModeHash, nil, 2048)
+	if rc == OK {
+		rc = s.TreeFinalizeNonRoot(&tr, in[2048:3000], &third)
+	}
+	out := make([]byte, 40)
+	if rc == OK {
+		rc = s.MergeRoot(&cv, &third, ModeHash, nil, 5, out)
+	}
+	check(t, "merge_non_root + merge_root(seek 5) of a 3-chunk tree", rc, out, oracle(ModeHash, in[:3000], 5, 40))
+	var m uint64
+	if rc := s.MaxSubtreeLen(3*1024, &m); rc != OK || m != 1024 {
+		t.Errorf("max_subtree_len(3072): %v, %d", rc, m)
+	}
+	if rc := s.LeftSubtreeLen(3000, &m); rc != OK || m != 2048 {
+		t.Errorf("left_subtree_len(3000): %v, %d", rc, m)
+	}
+	if rc := s.LeftSubtreeLen(^uint64(0), &m); rc != OK || m != 1<<63 {
+		t.Errorf("left_subtree_len(2^64-1): %v, %d; want 2^63", rc, m)
+	}
+}
+
+// TestCallsTreeErrors: the contract's error codes for trees.
+func TestCallsTreeErrors(t *testing.T) {
+	s := testLibrary(t)
+	in := pattern(64 << 10)
+	var tr Tree
+	var cv, l, r [32]byte
+	out := make([]byte, 32)
+	expect := func(what string, got, want Code) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s: %v, want %v", what, got, want)
+		}
+	}
+	expect("update of an uninitialized tree", s.TreeUpdate(&tr, in[:1024], false), ErrState)
+	expect("init in mode 3", s.TreeInit(&tr, 3, nil, 0), ErrLength)
+	expect("init keyed without a key", s.TreeInit(&tr, ModeKeyed, nil, 0), ErrNull)
+	expect("init at an unaligned offset", s.TreeInit(&tr, ModeHash, nil, 1000), ErrOffsetUnaligned)
+	expect("init at 4096", s.TreeInit(&tr, ModeHash, nil, 4096), OK)
+	expect("update of part of a chunk", s.TreeUpdate(&tr, in[:1000], false), ErrLength)
+	expect("update past MaxSubtreeLen", s.TreeUpdate(&tr, in[:8192], false), ErrSubtreeTooLarge)
+	expect("finalize of a subtree with an offset", s.TreeFinalize(&tr, in[:1], 0, out), ErrRootWithOffset)
+	expect("root of a subtree with an offset", s.TreeRoot(&tr, in[:1], &l, &r), ErrRootWithOffset)
+	expect("non-root finalize of nothing", s.TreeFinalizeNonRoot(&tr, nil, &cv), ErrEmptySubtree)
+	expect("non-root finalize past MaxSubtreeLen", s.TreeFinalizeNonRoot(&tr, in[:4097], &cv), ErrSubtreeTooLarge)
+	expect("init at 0", s.TreeInit(&tr, ModeHash, nil, 0), OK)
+	expect("update of 2 chunks", s.TreeUpdate(&tr, in[:2048], false), OK)
+	expect("finalize of one subtree and no tail", s.TreeFinalize(&tr, nil, 0, out), ErrLength)
+	expect("tail longer than the smallest subtree", s.TreeFinalize(&tr, in[:2049], 0, out), ErrSubtreeTooLarge)
+	tr.Mode = 7
+	expect("a tree with a mode tree_init never writes", s.TreeFinalize(&tr, in[:1], 0, out), ErrState)
+	if bits.UintSize == 64 {
+		tr.Mode, tr.Chunks = ModeHash, 1<<60
+		expect("a tree whose end overflows", s.TreeUpdate(&tr, in[:1024], false), ErrSubtreeTooLarge)
+	}
+}

@@ -1,0 +1,124 @@
+package ffi
+
+import (
+	"bytes"
+	"encoding/binary"
+	"sync"
+	"unsafe"
+
+	zeebo "github.com/zeebo/blake3"
+	"lukechampine.com/blake3/guts"
+)
+
+// github.com/zeebo/blake3 has no way to save a hash in progress, and the Go
+// path hashes with it, so the state is read and written here through a
+// copy of its hasher's layout (v0.2.4, the version go.mod requires). The
+// layout is trusted only after a known-answer check (ZeeboOK): a build that
+// selects another version of zeebo, with another layout, gets an error from
+// the Go path's MarshalBinary instead of wrong memory.
+
+// zeeboHasher has the layout of zeebo.Hasher (api.go and blake3.go of
+// v0.2.4): the same fields, of the same types, in the same order.
+type zeeboHasher struct {
+	size int
+	h    struct {
+		len    uint64
+		chunks uint64
+		flags  uint32
+		key    [8]uint32
+		stack  struct {
+			occ   uint64
+			lvls  [8]uint8
+			bufn  int
+			buf   [2][64]uint32
+			stack [64][8]uint32
+		}
+		buf [8192]byte
+	}
+}
+
+// ZeeboState is a zeebo hash in progress in portable form: the input so far
+// is Chunks whole chunks, whose subtrees' chaining values are Stack[i] for
+// each bit i set in Chunks, followed by Tail (at most one chunk, and not
+// empty after any input).
+type ZeeboState struct {
+	Key    [8]uint32
+	Flags  uint32
+	Chunks uint64
+	Stack  [64][8]uint32
+	Tail   []byte
+}
+
+func view(h *zeebo.Hasher) *zeeboHasher { return (*zeeboHasher)(unsafe.Pointer(h)) }
+
+// ZeeboExport returns the state of h, which it does not change.
+func ZeeboExport(h *zeebo.Hasher) ZeeboState {
+	// Digest on a copy brings its state to the form above: the chaining
+	// values of whole chunks pushed, the pairs waiting to be merged merged,
+	// and at most one chunk left in the buffer.
+	c := *h
+	c.Digest()
+	v := view(&c)
+	s := ZeeboState{Key: v.h.key, Flags: v.h.flags, Chunks: v.h.chunks}
+	for i := range s.Stack {
+		if s.Chunks&(1<<i) != 0 {
+			s.Stack[i] = v.h.stack.stack[i]
+		}
+	}
+	s.Tail = bytes.Clone(v.h.buf[:v.h.len])
+	return s
+}
+
+// ZeeboImport returns a zeebo hasher in state s, which must be one that a
+// hasher can be in (a tail of at most one chunk, not empty after chunks).
+func ZeeboImport(s *ZeeboState) *zeebo.Hasher {
+	h := zeebo.New()
+	v := view(h)
+	v.h.key, v.h.flags, v.h.chunks = s.Key, s.Flags, s.Chunks
+	v.h.stack.occ = s.Chunks
+	for i := range s.Stack {
+		if s.Chunks&(1<<i) != 0 {
+			v.h.stack.stack[i] = s.Stack[i]
+		}
+	}
+	_, _ = h.Write(s.Tail)
+	return h
+}
+
+var zeeboOK = sync.OnceValue(zeeboCheck)
+
+// ZeeboOK reports whether zeebo's hasher has the layout this file expects,
+// checked once: by size, then on a known input against lukechampine's
+// primitives, and by a round trip.
+func ZeeboOK() bool { return zeeboOK() }
+
+func zeeboCheck() bool {
+	if unsafe.Sizeof(zeebo.Hasher{}) != unsafe.Sizeof(zeeboHasher{}) {
+		return false
+	}
+	in := make([]byte, 3*1024+100)
+	for i := range in {
+		in[i] = byte(i % 251)
+	}
+	key := [32]byte{31: 1}
+	var kw [8]uint32
+	for i := range kw {
+		kw[i] = binary.LittleEndian.Uint32(key[4*i:])
+	}
+	h, _ := zeebo.NewKeyed(key[:])
+	_, _ = h.Write(in)
+	s := ZeeboExport(h)
+	var buf [guts.MaxSIMD * guts.ChunkSize]byte
+	copy(buf[:], in[:2048])
+	left := guts.ChainingValue(guts.CompressBuffer(&buf, 2048, &kw, 0, guts.FlagKeyedHash))
+	third := guts.ChainingValue(guts.CompressChunk(in[2048:3072], &kw, 2, guts.FlagKeyedHash))
+	if s.Key != kw || s.Flags != guts.FlagKeyedHash || s.Chunks != 3 || s.Stack[1] != left || s.Stack[0] != third || !bytes.Equal(s.Tail, in[3072:]) {
+		return false
+	}
+	r := ZeeboImport(&s)
+	for range 4 { // past zeebo's 8 KiB buffer
+		_, _ = r.Write(in)
+		_, _ = h.Write(in)
+	}
+	return bytes.Equal(r.Sum(nil), h.Sum(nil))
+}
