@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
-
 )
 
 // Errors of the subtree API. Each is returned wrapped with details; test for

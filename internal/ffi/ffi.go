@@ -104,12 +104,12 @@ const TreeMagic = 0x3176_6565_7274_3362
 // Symbols holds the addresses of the library's functions, resolved once by
 // Bind and never changed afterwards. Its methods are the calls.
 type Symbols struct {
-	abiVersion, crateVersion, simd                                  uintptr
-	hash, keyedHash, deriveKey, hashXOF, contextKey                  uintptr
-	mergeNonRoot, mergeRoot, maxSubtreeLen, leftSubtreeLen           uintptr
-	initThreads, numThreads                                         uintptr
-	treeSize, treeAlign, treeInit, treeUpdate                       uintptr
-	treeFinalize, treeRoot, treeFinalizeNonRoot                     uintptr
+	abiVersion, crateVersion, simd                         uintptr
+	hash, keyedHash, deriveKey, hashXOF, contextKey        uintptr
+	mergeNonRoot, mergeRoot, maxSubtreeLen, leftSubtreeLen uintptr
+	initThreads, numThreads                                uintptr
+	treeSize, treeAlign, treeInit, treeUpdate              uintptr
+	treeFinalize, treeRoot, treeFinalizeNonRoot            uintptr
 }
 
 // table names each symbol and where its address goes.
