@@ -128,18 +128,24 @@ func (h *Hasher) write(p []byte) (int, error) {
 		return h.g.Write(p)
 	}
 	n := len(p)
-	room := h.room()
-	if h.nbuf+len(p) <= room {
-		h.nbuf += copy(h.buf[h.nbuf:], p)
-		return n, nil
+	for {
+		room := h.room()
+		if h.nbuf+len(p) <= room {
+			h.nbuf += copy(h.buf[h.nbuf:], p)
+			h.setLim()
+			return n, nil
+		}
+		// Fill the buffer to the end of its group and hand it over.
+		k := copy(h.buf[h.nbuf:room], p)
+		h.update(h.buf[:room])
+		p = p[k:]
+		if room == bufSize {
+			break
+		}
 	}
-	// Fill the buffer to the end of its group and hand it over, then whole
-	// groups straight from p. The last group (1 to bufSize bytes) stays
-	// here, even when it is whole: more input may follow, and if none does,
-	// the root is computed from it.
-	k := copy(h.buf[h.nbuf:room], p)
-	h.update(h.buf[:room])
-	p = p[k:]
+	// Then whole groups straight from p. The last group (1 to bufSize
+	// bytes) stays here, even when it is whole: more input may follow, and
+	// if none does, the root is computed from it.
 	whole := (len(p) - 1) / bufSize * bufSize
 	if whole > 0 {
 		h.update(p[:whole])
@@ -149,17 +155,28 @@ func (h *Hasher) write(p []byte) (int, error) {
 	return n, nil
 }
 
-// room is how much input the buffer gathers before it is handed over: up to
-// the end of the group of bufSize bytes of the whole input that it starts
-// in. Groups are aligned in the input, so that each is one subtree for the
-// library; the first one of a subtree hasher, or of a hasher resumed from a
-// saved state, may be shorter.
+// room is how much input the buffer gathers before it is handed over:
+// bufSize bytes, in groups aligned in the whole input, so that each is one
+// subtree for the library. After a position that is not a multiple of
+// bufSize (the first group of a subtree hasher, or of a hasher resumed from
+// a saved state), as many bytes as the largest subtree that may start
+// there: the input after the tree must be one subtree, no longer than the
+// smallest one in it.
 func (h *Hasher) room() int {
-	start := h.sub.offset
+	at := h.sub.offset
 	if h.live {
-		start = h.t.Offset + h.t.Chunks*chunkLen
+		at = h.t.Offset + h.t.Chunks*chunkLen
 	}
-	return bufSize - int(start%bufSize)
+	return alignedRoom(at, bufSize)
+}
+
+// alignedRoom is the length of the aligned group that starts at input byte
+// at: group, or the largest power of two that divides at if smaller.
+func alignedRoom(at uint64, group int) int {
+	if at == 0 {
+		return group
+	}
+	return int(min(at&-at, uint64(group)))
 }
 
 // setLim sets what Write may gather without a look at anything else: the

@@ -33,10 +33,10 @@ func (t *goTree) init(key [8]uint32, flags uint32, base uint64) {
 	t.key, t.flags, t.base, t.chunks, t.n = key, flags, base, 0, 0
 }
 
-// room is how much buf gathers before it is hashed: up to the end of the
-// aligned group it starts in.
+// room is how much buf gathers before it is hashed: an aligned group, as
+// Hasher.room.
 func (t *goTree) room() int {
-	return groupLen - int((t.base+t.chunks)*chunkLen%groupLen)
+	return alignedRoom((t.base+t.chunks)*chunkLen, groupLen)
 }
 
 // push adds the chaining value of the next 2^height chunks, merging it with
@@ -76,14 +76,20 @@ func (t *goTree) hash(p []byte) {
 }
 
 func (t *goTree) write(p []byte) {
-	room := t.room()
-	if t.n+len(p) <= room {
-		t.n += copy(t.buf[t.n:], p)
-		return
+	for {
+		room := t.room()
+		if t.n+len(p) <= room {
+			t.n += copy(t.buf[t.n:], p)
+			return
+		}
+		k := copy(t.buf[t.n:room], p)
+		t.hash(t.buf[:room])
+		t.n = 0
+		p = p[k:]
+		if room == groupLen {
+			break
+		}
 	}
-	k := copy(t.buf[t.n:room], p)
-	t.hash(t.buf[:room])
-	p = p[k:]
 	whole := (len(p) - 1) / groupLen * groupLen
 	t.hash(p[:whole])
 	t.n = copy(t.buf[:], p[whole:])

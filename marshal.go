@@ -1,0 +1,242 @@
+package blake3
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/bits"
+
+	"github.com/purego-blake3/blake3/internal/ffi"
+)
+
+// The saved state of a Hasher (MarshalBinary), version 1. Integers are
+// big-endian, as in the states of Go's own hashes:
+//
+//	0   4  magic "b3st"
+//	4   1  version, 1
+//	5   1  mode: 0 plain, 1 keyed, 2 derive-key
+//	6   1  flags: 1 for a subtree hasher (SetInputOffset was called); no other bit is set
+//	7   1  0
+//	8  32  the key (keyed), the context key (derive-key: the hash of the
+//	       context that the key material is hashed under), or zeros (plain)
+//	40  8  the input offset (a multiple of 1024; 0 unless a subtree hasher)
+//	48  8  c, the whole chunks (of 1024 bytes) hashed so far: the stack
+//	56  2  t, the length of the tail (at most 16384)
+//	58     for each bit of c, highest first: the 32-byte chaining value of
+//	       the subtree of that many chunks, the input so far being these
+//	       subtrees in order
+//	       then t bytes: the input after them (the tail), which must not be
+//	       longer than the smallest subtree, nor empty after any of them
+//
+// The same input saved at another point (or by another backend) may have
+// another stack and tail; any of them resumes to the same hash.
+const (
+	stateMagic   = "b3st"
+	stateVersion = 1
+	stateHeader  = 58
+	stateMaxTail = bufSize
+	stateSubtree = 1
+)
+
+// errState is UnmarshalBinary's error for data that is not a state it can
+// resume: wrapped with the reason.
+var errState = errors.New("blake3: invalid saved state")
+
+// MarshalBinary saves the state of the hash in progress, as
+// encoding.BinaryMarshaler: UnmarshalBinary resumes it, in this or another
+// process, on either backend, and in later versions of this package (the
+// format is versioned; hasher.go's neighbour marshal.go documents it).
+//
+// The state holds the key of a keyed hasher (and of a derive-key hasher, the
+// key its context gives): keep it as secret as the key. It also holds up to
+// 16 KiB of input, as given.
+//
+// It fails for a subtree hasher whose Write was rejected, and on the Go path
+// when the github.com/zeebo/blake3 in the build is not the version whose
+// state this package can read (v0.2.4).
+func (h *Hasher) MarshalBinary() ([]byte, error) {
+	return h.AppendBinary(make([]byte, 0, stateHeader+64))
+}
+
+// AppendBinary appends the state MarshalBinary returns to b, as
+// encoding.BinaryAppender.
+func (h *Hasher) AppendBinary(b []byte) ([]byte, error) {
+	if h.sub.err != nil {
+		return b, fmt.Errorf("blake3: no state to save after a rejected Write: %w", h.sub.err)
+	}
+	h.start()
+	var (
+		key    [32]byte
+		chunks uint64
+		stack  *[64][32]byte
+		tail   []byte
+	)
+	switch {
+	case h.path == pathNative:
+		key = h.key
+		if h.live {
+			chunks, stack = h.t.Chunks, &h.t.Stack
+		}
+		tail = h.pending()
+	case h.sub.on:
+		t := h.sub.t
+		key, chunks, tail = cvBytes(t.key), t.chunks, t.buf[:t.n]
+		stack = new([64][32]byte)
+		for i := range stack {
+			stack[i] = cvBytes(t.stack[i])
+		}
+	default:
+		if !ffi.ZeeboOK() {
+			return b, errors.New("blake3: cannot save a Go-path hasher with this version of github.com/zeebo/blake3")
+		}
+		z := ffi.ZeeboExport(h.g)
+		key, chunks, tail = cvBytes(z.Key), z.Chunks, z.Tail
+		stack = new([64][32]byte)
+		for i := range stack {
+			stack[i] = cvBytes(z.Stack[i])
+		}
+	}
+	if h.mode == modeHash {
+		key = [32]byte{}
+	}
+	var flags byte
+	if h.sub.on {
+		flags = stateSubtree
+	}
+	b = append(b, stateMagic...)
+	b = append(b, stateVersion, byte(h.mode), flags, 0)
+	b = append(b, key[:]...)
+	b = binary.BigEndian.AppendUint64(b, h.sub.offset)
+	b = binary.BigEndian.AppendUint64(b, chunks)
+	b = binary.BigEndian.AppendUint16(b, uint16(len(tail)))
+	for i := 63; i >= 0; i-- {
+		if chunks&(1<<i) != 0 {
+			b = append(b, stack[i][:]...)
+		}
+	}
+	return append(b, tail...), nil
+}
+
+// savedState is a parsed and checked state.
+type savedState struct {
+	mode    uint32
+	subtree bool
+	key     [32]byte
+	offset  uint64
+	chunks  uint64
+	stack   [64][32]byte
+	tail    []byte
+}
+
+// UnmarshalBinary resumes the hash in progress that MarshalBinary saved, as
+// encoding.BinaryUnmarshaler: h becomes that hasher (whatever it was, the
+// zero Hasher included), and further writes continue the same input. It
+// returns an error, and leaves h unchanged, for anything that is not such a
+// state: another format or version, a wrong length, a mode, offset or
+// length that no hasher can have. A state is not authenticated: one with
+// the right shape but other chaining values resumes to another hash.
+func (h *Hasher) UnmarshalBinary(data []byte) error {
+	s, err := parseState(data)
+	if err != nil {
+		return err
+	}
+	r := Hasher{mode: s.mode, key: s.key, hasCtxKey: s.mode == modeDeriveKey}
+	if s.subtree {
+		max, _ := MaxSubtreeLen(s.offset)
+		r.sub = subState{on: true, offset: s.offset, max: max, n: s.chunks*chunkLen + uint64(len(s.tail))}
+	}
+	switch {
+	case native() != nil:
+		r.path = pathNative
+		if s.chunks > 0 {
+			must(lib.TreeInit(&r.t, r.mode, r.modeKey(), s.offset))
+			r.t.Chunks, r.t.Stack, r.live = s.chunks, s.stack, true
+		}
+		r.nbuf = copy(r.buf[:], s.tail)
+		r.setLim()
+	case s.subtree:
+		r.path = pathGo
+		r.sub.startGo(&r)
+		t := r.sub.t
+		t.chunks = s.chunks
+		for i := range t.stack {
+			t.stack[i] = cvWords(&s.stack[i])
+		}
+		t.n = copy(t.buf[:], s.tail)
+	default:
+		if !ffi.ZeeboOK() {
+			return errors.New("blake3: cannot resume on the Go path with this version of github.com/zeebo/blake3")
+		}
+		z := ffi.ZeeboState{Key: *keyWords(r.mode, &r.key), Flags: modeFlags(r.mode), Chunks: s.chunks, Tail: s.tail}
+		for i := range z.Stack {
+			z.Stack[i] = cvWords(&s.stack[i])
+		}
+		r.path, r.g = pathGo, ffi.ZeeboImport(&z)
+	}
+	*h = r
+	return nil
+}
+
+// parseState checks data as a state of the format above.
+func parseState(data []byte) (*savedState, error) {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{errState}, a...)...)
+	}
+	if len(data) < stateHeader {
+		return nil, bad("%d bytes, shorter than the %d-byte header", len(data), stateHeader)
+	}
+	if string(data[:4]) != stateMagic {
+		return nil, bad("not a BLAKE3 hasher state (magic %q)", data[:4])
+	}
+	if data[4] != stateVersion {
+		return nil, bad("version %d, this package reads version %d", data[4], stateVersion)
+	}
+	s := &savedState{mode: uint32(data[5]), subtree: data[6] == stateSubtree}
+	if s.mode > modeDeriveKey {
+		return nil, bad("mode %d", data[5])
+	}
+	if data[6]&^stateSubtree != 0 || data[7] != 0 {
+		return nil, bad("flags %#x %#x", data[6], data[7])
+	}
+	copy(s.key[:], data[8:40])
+	if s.mode == modeHash && s.key != [32]byte{} {
+		return nil, bad("a key in a plain hasher's state")
+	}
+	s.offset = binary.BigEndian.Uint64(data[40:])
+	s.chunks = binary.BigEndian.Uint64(data[48:])
+	tail := int(binary.BigEndian.Uint16(data[56:]))
+	switch {
+	case s.offset%chunkLen != 0:
+		return nil, bad("input offset %d is not a multiple of 1024", s.offset)
+	case s.offset != 0 && !s.subtree:
+		return nil, bad("input offset %d without the subtree flag", s.offset)
+	case tail > stateMaxTail:
+		return nil, bad("a tail of %d bytes, more than %d", tail, stateMaxTail)
+	case s.chunks != 0 && tail == 0:
+		return nil, bad("no tail after %d chunks", s.chunks)
+	case s.chunks != 0 && uint64(tail) > chunkLen<<bits.TrailingZeros64(s.chunks):
+		return nil, bad("a tail of %d bytes after %d chunks, longer than the smallest subtree", tail, s.chunks)
+	}
+	hi, n := bits.Mul64(s.chunks, chunkLen)
+	n, c1 := bits.Add64(n, s.offset, 0)
+	_, c2 := bits.Add64(n, uint64(tail), 0)
+	if hi|c1|c2 != 0 {
+		return nil, bad("%d chunks and a tail of %d after input offset %d: more than 2^64 bytes", s.chunks, tail, s.offset)
+	}
+	if max, _ := MaxSubtreeLen(s.offset); max != 0 && s.chunks*chunkLen+uint64(tail) > max {
+		return nil, bad("%d bytes at input offset %d, where at most %d fit", s.chunks*chunkLen+uint64(tail), s.offset, max)
+	}
+	cvs := bits.OnesCount64(s.chunks)
+	if want := stateHeader + 32*cvs + tail; len(data) != want {
+		return nil, bad("%d bytes, want %d for %d chunks and a tail of %d", len(data), want, s.chunks, tail)
+	}
+	p := data[stateHeader:]
+	for i := 63; i >= 0; i-- {
+		if s.chunks&(1<<i) != 0 {
+			copy(s.stack[i][:], p)
+			p = p[32:]
+		}
+	}
+	s.tail = p
+	return s, nil
+}
