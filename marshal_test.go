@@ -3,6 +3,9 @@ package blake3
 import (
 	"bytes"
 	"encoding"
+	"encoding/binary"
+	"errors"
+	"math/bits"
 	"testing"
 
 	zeebo "github.com/zeebo/blake3"
@@ -93,4 +96,162 @@ func writeInPieces(rng interface{ IntN(int) int }, h *Hasher, p []byte) {
 		_, _ = h.Write(p[:k])
 		p = p[k:]
 	}
+}
+
+// marshalState builds a state by hand: every field as given, the stack's
+// length following chunks, filled with chaining values of nothing.
+func marshalState(mode, flags byte, key [32]byte, offset, chunks uint64, tail int) []byte {
+	b := append([]byte(stateMagic), stateVersion, mode, flags, 0)
+	b = append(b, key[:]...)
+	b = binary.BigEndian.AppendUint64(b, offset)
+	b = binary.BigEndian.AppendUint64(b, chunks)
+	b = binary.BigEndian.AppendUint16(b, uint16(tail))
+	b = append(b, make([]byte, 32*bits.OnesCount64(chunks))...)
+	return append(b, vectorInput(tail)...)
+}
+
+// TestMarshalRefusals: anything that is not a state MarshalBinary writes is
+// refused with an error, and the hasher is left as it was. Each bad state
+// differs from a good one in one way.
+func TestMarshalRefusals(t *testing.T) {
+	var none, key [32]byte
+	key[0] = 1
+	good := map[string][]byte{
+		"plain":        marshalState(0, 0, none, 0, 48, 7),
+		"keyed":        marshalState(1, 0, key, 0, 3, 1024),
+		"subtree":      marshalState(0, 1, none, 16<<10, 8, 8<<10),
+		"empty":        marshalState(2, 0, key, 0, 0, 0),
+		"tail only":    marshalState(0, 0, none, 0, 0, stateMaxTail),
+		"whole groups": marshalState(0, 0, none, 0, 1<<40, stateMaxTail),
+	}
+	set := func(b []byte, i int, v byte) []byte { b = bytes.Clone(b); b[i] = v; return b }
+	bad := map[string][]byte{
+		"nothing":                    nil,
+		"a header cut short":         good["plain"][:stateHeader-1],
+		"magic":                      set(good["plain"], 0, 'x'),
+		"version 0":                  set(good["plain"], 4, 0),
+		"version 2":                  set(good["plain"], 4, 2),
+		"one byte short":             good["plain"][:len(good["plain"])-1],
+		"one byte more":              append(bytes.Clone(good["plain"]), 0),
+		"mode 3":                     marshalState(3, 0, key, 0, 48, 7),
+		"an unknown flag":            marshalState(0, 2, none, 0, 48, 7),
+		"a key in a plain state":     marshalState(0, 0, key, 0, 48, 7),
+		"an unaligned offset":        marshalState(0, 1, none, 1000, 0, 7),
+		"an offset, not a subtree":   marshalState(0, 0, none, 16<<10, 8, 7),
+		"no tail after chunks":       marshalState(0, 0, none, 0, 48, 0),
+		"a tail too long":            marshalState(0, 0, none, 0, 0, stateMaxTail+1),
+		"a tail past the stack":      marshalState(0, 0, none, 0, 3, 1025),
+		"more than 2^64 bytes":       marshalState(0, 0, none, 0, 1<<54, 1),
+		"a subtree past its max len": marshalState(0, 1, none, 16<<10, 16, 1),
+	}
+	bad["reserved byte"] = set(good["plain"], 7, 1)
+	for _, backend := range []string{"native", "go"} {
+		if backend == "native" && lib == nil {
+			continue
+		}
+		onBackend(t, backend, func() {
+			for name, data := range good {
+				var h Hasher
+				if err := h.UnmarshalBinary(data); err != nil {
+					t.Errorf("good state %s on %s: %v", name, backend, err)
+				}
+			}
+			for name, data := range bad {
+				r, _ := NewKeyed(make([]byte, 32))
+				_, _ = r.Write([]byte("unchanged"))
+				want := r.Sum(nil)
+				if err := r.UnmarshalBinary(data); !errors.Is(err, errState) {
+					t.Errorf("%s on %s: UnmarshalBinary returned %v, want errState", name, backend, err)
+				}
+				if got := r.Sum(nil); !bytes.Equal(got, want) {
+					t.Errorf("%s on %s: the hasher changed", name, backend)
+				}
+			}
+		})
+	}
+}
+
+// TestMarshalSubtrees: subtree hashers saved and resumed across backends
+// give the same chaining values, and merge into the whole hash.
+func TestMarshalSubtrees(t *testing.T) {
+	in := vectorInput(3 << 20)
+	backends := []string{"go", "native"}
+	if lib == nil {
+		backends = backends[:1]
+	}
+	rng := newTestRand(testSeed(t))
+	for _, from := range backends {
+		for _, to := range backends {
+			var left, right Subtree
+			for i, sub := range []*Subtree{&left, &right} {
+				off := uint64(i) << 21 // two subtrees: 2 MiB, then 1 MiB
+				end := min(off+2<<20, uint64(len(in)))
+				cut := off + uint64(rng.IntN(int(end-off)))
+				var state []byte
+				onBackend(t, from, func() {
+					h := New()
+					if err := h.SetInputOffset(off); err != nil {
+						t.Fatal(err)
+					}
+					writeInPieces(rng, h, in[off:cut])
+					var err error
+					if state, err = h.MarshalBinary(); err != nil {
+						t.Fatal(err)
+					}
+				})
+				onBackend(t, to, func() {
+					var h Hasher
+					if err := h.UnmarshalBinary(state); err != nil {
+						t.Fatal(err)
+					}
+					writeInPieces(rng, &h, in[cut:end])
+					var err error
+					if *sub, err = h.FinalizeNonRoot(); err != nil {
+						t.Fatal(err)
+					}
+				})
+			}
+			root, err := New().MergeRoot(left, right)
+			if want := zeebo.Sum256(in); err != nil || root != want {
+				t.Fatalf("subtrees saved on %s, resumed on %s: %x, %v; want %x", from, to, root, err, want)
+			}
+		}
+	}
+}
+
+// FuzzUnmarshalBinary: no input makes UnmarshalBinary panic; a refused one
+// leaves the hasher as it was; an accepted one gives a hasher that hashes,
+// saves, and saves the same state again on the native path.
+func FuzzUnmarshalBinary(f *testing.F) {
+	var key [32]byte
+	key[5] = 9
+	f.Add(marshalState(0, 0, [32]byte{}, 0, 48, 7))
+	f.Add(marshalState(1, 0, key, 0, 3, 1024))
+	f.Add(marshalState(2, 1, key, 16<<10, 8, 100))
+	f.Add(marshalState(0, 0, [32]byte{}, 0, 0, 0))
+	h := New()
+	_, _ = h.Write(vectorInput(5 << 10))
+	s, _ := h.MarshalBinary()
+	f.Add(s)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, _ := NewKeyed(key[:])
+		_, _ = r.Write([]byte("before"))
+		before := r.Sum(nil)
+		if err := r.UnmarshalBinary(data); err != nil {
+			if !bytes.Equal(r.Sum(nil), before) {
+				t.Fatal("a refused state changed the hasher")
+			}
+			return
+		}
+		again, err := r.MarshalBinary()
+		if err != nil {
+			t.Fatalf("an accepted state does not save: %v", err)
+		}
+		if lib != nil && !bytes.Equal(again, data) {
+			t.Fatalf("an accepted state saves as another:\n%x\n%x", data, again)
+		}
+		_, _ = r.Write([]byte("more"))
+		_ = r.Sum(nil)
+		_, _ = r.Digest().Read(make([]byte, 70))
+	})
 }
