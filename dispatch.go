@@ -4,6 +4,7 @@
 package blake3
 
 import (
+	"fmt"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -200,4 +201,23 @@ func interpolate(sizes []int, best [][]float64, c impl, n int) float64 {
 		}
 	}
 	return best[len(sizes)-1][c]
+}
+
+func (i impl) String() string {
+	return [...]string{implNative: "native", implZeebo: "zeebo", implLuke: "lukechampine"}[i]
+}
+
+// String writes the plan as runs of size classes: "0-1024B:lukechampine ...".
+func (p *plan) String() string {
+	var b []byte
+	for c := 0; c < len(p); {
+		e := c
+		for e+1 < len(p) && p[e+1] == p[c] {
+			e++
+		}
+		lo := max(0, c*64-63)
+		b = fmt.Appendf(b, "%d-%dB:%s ", lo, e*64, p[c])
+		c = e + 1
+	}
+	return string(b[:len(b)-1])
 }

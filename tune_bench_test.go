@@ -3,30 +3,34 @@
 package blake3
 
 import (
-	"github.com/purego-blake3/blake3/internal/ffi"
 	"io"
 	"testing"
+
+	"github.com/purego-blake3/blake3/internal/ffi"
 
 	zeebo "github.com/zeebo/blake3"
 	luke "lukechampine.com/blake3"
 )
 
-// BenchmarkDispatch measures what the size dispatch constants in blake3.go
-// are chosen from: the library through one crossing against the two Go
-// implementations for small inputs, and the rayon pool against one thread
-// for large ones.
+// BenchmarkDispatch is the side-by-side measurement behind the dispatch
+// (dispatch.go), for scripts/dispatch-check.sh: for each size up to 64 KiB,
+// zeebo, lukechampine, the library through one crossing ("native"), and
+// this package's Sum256 ("auto", once its plan is measured); and from
+// 256 KiB, the rayon pool against one thread (parallelMin).
 //
-//	go test -run '^$' -bench 'BenchmarkDispatch' -count 3 .
+//	scripts/dispatch-check.sh [ROUNDS]
 func BenchmarkDispatch(b *testing.B) {
 	if lib == nil {
 		b.Skip("native library not loaded: " + Backend().Reason)
 	}
-	for _, n := range []int{0, 32, 64, 65, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 2304, 2560, 2816, 3072, 3584, 3840, 4096} {
+	waitPlan()
+	b.Logf("plan: %s", planNow.Load())
+	for _, n := range dispatchSizes {
 		data := make([]byte, n)
 		for _, im := range []struct {
 			name string
 			sum  func([]byte) [32]byte
-		}{{"native", nativeOneShot}, {"zeebo", zeebo.Sum256}, {"lukechampine", luke.Sum256}} {
+		}{{"auto", Sum256}, {"native", nativeOneShot}, {"zeebo", zeebo.Sum256}, {"lukechampine", luke.Sum256}} {
 			b.Run("size="+sizeName(n)+"/impl="+im.name, func(b *testing.B) {
 				b.SetBytes(int64(n))
 				for b.Loop() {

@@ -1,0 +1,97 @@
+package blake3
+
+import (
+	"bytes"
+	"testing"
+
+	zeebo "github.com/zeebo/blake3"
+)
+
+// dispatchSizes are the sizes scripts/dispatch-check.sh reports.
+var dispatchSizes = []int{0, 64, 128, 256, 512, 1024, 1536, 2048, 2560, 3072, 3584, 4096, 8 << 10, 16 << 10, 32 << 10, 64 << 10}
+
+// waitPlan waits for the measurement of the plan to end.
+func waitPlan() {
+	native()
+	if planDone != nil {
+		<-planDone
+	}
+}
+
+// TestDispatchDefaultPlan: the plan from capabilities alone, for the
+// platforms it distinguishes.
+func TestDispatchDefaultPlan(t *testing.T) {
+	for _, c := range []struct {
+		lib    bool
+		arch   string
+		sse41  bool
+		at     map[int]impl
+		reason string
+	}{
+		{true, "arm64", false, map[int]impl{0: implNative, 64: implNative, 1024: implNative, 4096: implNative}, "no Go assembly on arm64"},
+		{true, "amd64", true, map[int]impl{0: implZeebo, 1024: implZeebo, 1025: implNative, 4096: implNative}, "zeebo's one-block assembly"},
+		{true, "amd64", false, map[int]impl{0: implLuke, 1024: implLuke, 1025: implNative}, "no SSE4.1"},
+		{false, "amd64", true, map[int]impl{0: implZeebo, 4096: implZeebo}, "the Go path"},
+		{false, "riscv64", false, map[int]impl{0: implLuke, 1024: implLuke, 1025: implZeebo, 4096: implZeebo}, "the Go path, no assembly"},
+	} {
+		p := defaultPlan(c.lib, c.arch, c.sse41)
+		for n, want := range c.at {
+			if got := p[planClass(n)]; got != want {
+				t.Errorf("%s (library %v, %s, SSE4.1 %v): %d bytes go to %v, want %v", c.reason, c.lib, c.arch, c.sse41, n, got, want)
+			}
+		}
+	}
+}
+
+// TestDispatchEveryImpl: whatever the plan picks at each size, one-shot
+// hashes and short streams in every mode are right.
+func TestDispatchEveryImpl(t *testing.T) {
+	waitPlan()
+	saved := planNow.Load()
+	defer planNow.Store(saved)
+	in := vectorInput(planMax + 1)
+	impls := []impl{implZeebo, implLuke}
+	if lib != nil {
+		impls = append(impls, implNative)
+	}
+	for _, im := range impls {
+		var p plan
+		for c := range p {
+			p[c] = im
+			if im == implLuke && c*64 > chunkLen {
+				p[c] = implZeebo // never planned: lukechampine is slow there
+			}
+		}
+		planNow.Store(&p)
+		for n := 0; n <= planMax+1; n += 1 + n/7 {
+			data := in[:n]
+			want := zeebo.Sum512(data)
+			if got := Sum512(data); got != want {
+				t.Fatalf("%v, %d bytes: Sum512 wrong", im, n)
+			}
+			if got := Sum256(data); !bytes.Equal(got[:], want[:32]) {
+				t.Fatalf("%v, %d bytes: Sum256 wrong", im, n)
+			}
+			for _, m := range marshalModes {
+				h, z := m.new(), m.ref()
+				_, _ = h.Write(data)
+				_, _ = z.Write(data)
+				if !bytes.Equal(h.Sum(nil), z.Sum(nil)) {
+					t.Fatalf("%v, %d bytes: %s Sum wrong", im, n, m.name)
+				}
+			}
+		}
+	}
+}
+
+// TestDispatchMeasuredPlan: the measured plan only ever picks a candidate
+// for its size: lukechampine up to a chunk, the library only when loaded.
+func TestDispatchMeasuredPlan(t *testing.T) {
+	p := measurePlan(lib, defaultPlan(lib != nil, "amd64", true))
+	for c, im := range p {
+		if im == implLuke && c*64 > chunkLen || im == implNative && lib == nil {
+			t.Errorf("class %d (up to %d bytes): %v", c, c*64, im)
+		}
+	}
+	t.Logf("plan measured here: %s", &p)
+}
