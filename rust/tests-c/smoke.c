@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../include/blake3_purego.h"
+
 #ifdef _WIN32
 #include <windows.h>
 typedef HMODULE lib_t;
@@ -31,9 +33,10 @@ typedef uint32_t (*u32_fn)(void);
 typedef const char *(*str_fn)(void);
 typedef size_t (*size_fn)(void);
 typedef int32_t (*hash_fn)(const uint8_t *, size_t, uint8_t *, size_t);
-typedef int32_t (*init_fn)(void *);
-typedef int32_t (*update_fn)(void *, const uint8_t *, size_t);
-typedef int32_t (*finalize_fn)(const void *, uint64_t, uint8_t *, size_t);
+typedef int32_t (*tree_init_fn)(void *, uint32_t, const uint8_t *, uint64_t);
+typedef int32_t (*tree_update_fn)(void *, const uint8_t *, size_t, uint32_t);
+typedef int32_t (*tree_finalize_fn)(const void *, const uint8_t *, size_t, uint64_t, uint8_t *, size_t);
+typedef int32_t (*init_threads_fn)(size_t);
 
 static int failures;
 
@@ -73,20 +76,20 @@ int main(int argc, char **argv) {
 	u32_fn abi = (u32_fn)need(l, "blake3_purego_abi_version");
 	str_fn crate = (str_fn)need(l, "blake3_purego_crate_version");
 	str_fn simd = (str_fn)need(l, "blake3_purego_simd");
-	size_fn state_size = (size_fn)need(l, "blake3_purego_state_size");
-	size_fn state_align = (size_fn)need(l, "blake3_purego_state_align");
+	size_fn tree_size = (size_fn)need(l, "blake3_purego_tree_size");
 	size_fn num_threads = (size_fn)need(l, "blake3_purego_num_threads");
 	hash_fn hash = (hash_fn)need(l, "blake3_purego_hash");
-	init_fn init = (init_fn)need(l, "blake3_purego_init");
-	update_fn update = (update_fn)need(l, "blake3_purego_update");
-	update_fn update_rayon = (update_fn)need(l, "blake3_purego_update_rayon");
-	finalize_fn finalize = (finalize_fn)need(l, "blake3_purego_finalize");
+	tree_init_fn tree_init = (tree_init_fn)need(l, "blake3_purego_tree_init");
+	tree_update_fn tree_update = (tree_update_fn)need(l, "blake3_purego_tree_update");
+	tree_finalize_fn tree_finalize = (tree_finalize_fn)need(l, "blake3_purego_tree_finalize");
+	init_threads_fn init_threads = (init_threads_fn)need(l, "blake3_purego_init_threads");
 
 	printf("abi_version   %u\n", abi());
 	printf("crate_version %s\n", crate());
 	printf("simd          %s\n", simd());
-	printf("state         %zu bytes, align %zu\n", state_size(), state_align());
-	check("abi_version == 1", abi() == 1);
+	printf("tree          %zu bytes\n", tree_size());
+	check("abi_version == 2", abi() == 2);
+	check("tree_size == sizeof(blake3_purego_tree)", tree_size() == sizeof(blake3_purego_tree));
 	check("crate_version == 1.8.1", strcmp(crate(), "1.8.1") == 0);
 
 	uint8_t out[32];
@@ -101,30 +104,25 @@ int main(int argc, char **argv) {
 	check("blake3(\"\")", strcmp(h, "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262") == 0);
 	check("hash(NULL, 1) is ERR_NULL", hash(NULL, 1, out, 32) == -1);
 
-	/* 1 MiB through the state, serially and with rayon, against one-shot. */
+	/* 1 MiB through a tree, serially and with rayon, against one-shot. */
 	size_t n = 1 << 20;
 	uint8_t *data = malloc(n);
 	for (size_t i = 0; i < n; i++) data[i] = (uint8_t)(i % 251);
 	uint8_t one[64], ser[64], par[64];
 	hash(data, n, one, 64);
-	void *st = NULL;
-	size_t align = state_align(), size = state_size();
-#ifdef _WIN32
-	st = _aligned_malloc(size, align);
-#else
-	if (posix_memalign(&st, align < sizeof(void *) ? sizeof(void *) : align, size)) st = NULL;
-#endif
-	check("state allocated", st != NULL);
-	check("finalize before init is ERR_STATE", (memset(st, 0, size), finalize(st, 0, ser, 64)) == -2);
-	init(st);
-	update(st, data, 1000);
-	update(st, data + 1000, n - 1000);
-	finalize(st, 0, ser, 64);
-	check("update x2 == one-shot (64-byte XOF)", memcmp(one, ser, 64) == 0);
-	init(st);
-	check("update_rayon returns 0", update_rayon(st, data, n) == 0);
-	finalize(st, 0, par, 64);
-	check("update_rayon == one-shot", memcmp(one, par, 64) == 0);
+	blake3_purego_tree tree;
+	memset(&tree, 0, sizeof tree);
+	check("finalize before init is ERR_STATE", tree_finalize(&tree, NULL, 0, 0, ser, 64) == -2);
+	tree_init(&tree, 0, NULL, 0);
+	tree_update(&tree, data, 1024, 0);
+	tree_update(&tree, data + 1024, n - 2048, 0);
+	tree_finalize(&tree, data + n - 1024, 1024, 0, ser, 64);
+	check("tree_update x2 == one-shot (64-byte XOF)", memcmp(one, ser, 64) == 0);
+	check("init_threads(2) returns 0", init_threads(2) == 0);
+	tree_init(&tree, 0, NULL, 0);
+	check("tree_update (parallel) returns 0", tree_update(&tree, data, n - 1024, 1) == 0);
+	tree_finalize(&tree, data + n - 1024, 1024, 0, par, 64);
+	check("parallel tree == one-shot", memcmp(one, par, 64) == 0);
 	printf("rayon threads %zu\n", num_threads());
 
 	printf("%s\n", failures ? "FAILED" : "PASS");
