@@ -45,7 +45,7 @@ var errState = errors.New("blake3: invalid saved state")
 // MarshalBinary saves the state of the hash in progress, as
 // encoding.BinaryMarshaler: UnmarshalBinary resumes it, in this or another
 // process, on either backend, and in later versions of this package (the
-// format is versioned; hasher.go's neighbour marshal.go documents it).
+// format is versioned, and docs/state-format.md describes it).
 //
 // The state holds the key of a keyed hasher (and of a derive-key hasher, the
 // key its context gives): keep it as secret as the key. It also holds up to
