@@ -151,7 +151,7 @@ func startSignalChild(t *testing.T) *signalChild {
 	}()
 	line, ok := c.wait(t, "READY", "REPORT")
 	if !ok {
-		t.Fatalf("child: no READY line; stderr:\n%s", signalTail(c.stderr.String()))
+		t.Fatalf("child: no READY line; stderr:\n%s", faultTail(c.stderr.String()))
 	}
 	kind, js, _ := strings.Cut(line, " ")
 	if err := json.Unmarshal([]byte(js), &c.ready); err != nil {
@@ -266,13 +266,6 @@ func (c *signalChild) exit() (code int, how string) {
 	return -1, err.Error()
 }
 
-func signalTail(s string) string {
-	if len(s) > 3000 {
-		s = "..." + s[len(s)-3000:]
-	}
-	return s
-}
-
 // TestSignalsLibraryThreads sends each asynchronous signal that Go ignores
 // to every thread of a child process whose pool exists (tgkill), while it
 // hashes: the child must survive every one and hash right. The library's
@@ -307,7 +300,7 @@ func TestSignalsLibraryThreads(t *testing.T) {
 	code, how := c.exit()
 	if !ok || code != 0 {
 		t.Fatalf("child with a pool of %d threads, %d signals sent to its %d threads: no report, %s\nstderr:\n%s",
-			c.ready.Pool, sent, len(ths), how, signalTail(c.stderr.String()))
+			c.ready.Pool, sent, len(ths), how, faultTail(c.stderr.String()))
 	}
 	var r signalReport
 	if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "REPORT ")), &r); err != nil {
@@ -370,7 +363,7 @@ func TestSignalsQuitDump(t *testing.T) {
 	stderr := c.stderr.String()
 	if code != 2 || !strings.Contains(stderr, "SIGQUIT: quit") || !strings.Contains(stderr, "\ngoroutine ") {
 		t.Fatalf("SIGQUIT to %d library threads, then to the process: %s; want exit status 2 with Go's dump (\"SIGQUIT: quit\" and goroutine traces)\nstderr:\n%s",
-			len(lib), how, signalTail(stderr))
+			len(lib), how, faultTail(stderr))
 	}
 	t.Logf("SIGQUIT to %d library threads, then to the process: %s, with Go's dump (%d goroutine traces)",
 		len(lib), how, strings.Count(stderr, "\ngoroutine "))
