@@ -7,7 +7,8 @@
 # /etc/apt/sources.list.d/*.list, and the Types: deb stanzas (not
 # Enabled: no) of /etc/apt/sources.list.d/*.sources, in the order apt reads
 # them. No mirror is named here: the tree never spells out a registry's host.
-# Exits 1, saying so on stderr, when there is none.
+# Exits 1, saying so on stderr, when there is none. BLAKE3_APT_ETC names
+# another folder to read than /etc/apt (for the tests).
 #
 # Used by rust/build.sh and scripts/install-b3sum.sh. POSIX sh.
 set -eu
