@@ -239,7 +239,7 @@ fetch() {
 		return 0
 	fi
 	command -v apt-get >/dev/null 2>&1 && command -v dpkg >/dev/null 2>&1 ||
-		die "fetch needs apt-get and dpkg (Debian/Ubuntu). Elsewhere, run 'rust/build.sh fetch' on a Linux machine and copy rust/vendor/ (with its .deps.stamp) here."
+		die "fetch needs apt-get and dpkg (Debian/Ubuntu). Elsewhere, run 'rust/build.sh fetch' on a Linux machine and copy rust/vendor/ (with its .deps.stamp) here, and rust/debian11/ too for the Linux targets."
 	[ -f "$DEBIAN_KEYRING" ] || die "$DEBIAN_KEYRING is missing: apt-get install debian-archive-keyring"
 	vendor_ok || fetch_crates
 	glibc_ok || fetch_glibc
@@ -492,9 +492,8 @@ build_lib() {
 	case $target in
 	linux_amd64 | linux_arm64)
 		# Nothing but glibc, and glibc 2.17 or later (README.md, "glibc, and
-		# nothing else"):
-		# the link sees only glibc_link_dir's stand-ins for glibc's shared
-		# libraries (-L ahead of everything, then Debian 11's sysroot ahead
+		# nothing else"): the link sees only glibc_link_dir's stand-ins for
+		# glibc's shared libraries (-L ahead of everything, then Debian 11's sysroot ahead
 		# of the compiler's own folders, which hold this machine's glibc),
 		# the sysroot's crti.o/crtn.o (-B) and libc_nonshared.a, and gcc
 		# 10's static unwinder; -z defs makes any other undefined symbol an
@@ -677,7 +676,7 @@ planted_bug() {
 	report "$out"
 }
 
-usage() { sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 cmd=${1:-all}
 [ $# -gt 0 ] && shift
