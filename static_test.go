@@ -3,7 +3,9 @@
 // Static builds: with -tags blake3_nonative a CGO_ENABLED=0 binary is fully
 // static and hashes right with nothing around it (an empty chroot); without
 // the tag, on the platforms with a native library, it needs the dynamic
-// loader and libc (README.md, "Static binaries").
+// loader and libc (README.md, "Static binaries"), and nothing more: in a
+// chroot holding only Debian 11's glibc it loads the library and hashes
+// right (README.md, "Platforms").
 
 package blake3_test
 
@@ -23,6 +25,7 @@ import (
 	"testing"
 
 	"github.com/purego-blake3/blake3"
+	zeebo "github.com/zeebo/blake3"
 )
 
 // staticSkip skips, or fails under BLAKE3_STRICT=1 (CI), where every check
@@ -149,6 +152,25 @@ func staticChrootCmd(root string, args ...string) *exec.Cmd {
 	return cmd
 }
 
+// staticChrootRun runs /prog (args...) in the chroot root with the
+// environment env and parses what it prints; a machine where no chroot can
+// be made skips (fails under BLAKE3_STRICT=1).
+func staticChrootRun(t *testing.T, root, what string, env []string, args ...string) staticOutput {
+	t.Helper()
+	cmd := staticChrootCmd(root, args...)
+	cmd.Env = append(cmd.Env, env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if errors.Is(err, syscall.EPERM) {
+		staticSkip(t, "cannot chroot here (not root, and no unprivileged user namespaces): %v", err)
+	}
+	if err != nil {
+		t.Fatalf("%s: %v\n%s%s", what, err, out, stderr.Bytes())
+	}
+	return staticParse(t, what, out)
+}
+
 // staticJail is an empty folder holding only a copy of the binary, as /prog.
 func staticJail(t *testing.T, bin string) string {
 	t.Helper()
@@ -180,18 +202,7 @@ func TestStaticBuild(t *testing.T) {
 	}
 
 	// It hashes right alone in an empty root: no libc, no loader, no /proc.
-	root := staticJail(t, static)
-	cmd := staticChrootCmd(root, "-n", n, "-backend")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if errors.Is(err, syscall.EPERM) {
-		staticSkip(t, "cannot chroot here (not root, and no unprivileged user namespaces): %v", err)
-	}
-	if err != nil {
-		t.Fatalf("static binary in an empty chroot: %v\n%s%s", err, out, stderr.Bytes())
-	}
-	got := staticParse(t, "static binary in chroot", out)
+	got := staticChrootRun(t, staticJail(t, static), "static binary in an empty chroot", nil, "-n", n, "-backend")
 	if got.sum != want {
 		t.Errorf("static binary in chroot: Sum256 = %s, want %s", got.sum, want)
 	}
@@ -227,9 +238,9 @@ func TestStaticBuild(t *testing.T) {
 		t.Logf("without tags, in an empty chroot: %v (no %s)", err, interp)
 	}
 	// And where the loader is, it runs and hashes right.
-	cmd = exec.Command(dynamic, "-n", n, "-backend")
+	cmd := exec.Command(dynamic, "-n", n, "-backend")
 	cmd.Env = []string{}
-	out, err = cmd.Output()
+	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("dynamic binary: %v\n%s", err, out)
 	}
@@ -238,4 +249,87 @@ func TestStaticBuild(t *testing.T) {
 		t.Errorf("dynamic binary: Sum256 = %s, want %s", got.sum, want)
 	}
 	t.Logf("dynamic binary: Backend %+v", got.backend)
+}
+
+// chrootInputLen is what the program hashes in the Debian 11 chroot: over
+// parallelMin, so that the library's thread pool is built there too.
+const chrootInputLen = 4<<20 + 12345
+
+// TestStaticDebian11Chroot runs a CGO_ENABLED=0 program that uses the
+// package in a chroot that holds nothing but Debian 11's libc6 (glibc 2.31:
+// no libgcc_s, no /proc, no /dev): the embedded library must load there and
+// hash right. Without /proc the loader cannot name its memory file
+// (/proc/self/fd/N) and loads through the per-user cache folder instead, so
+// the chroot has a home folder of the running user's, mode 0700, under
+// root-owned 0755 folders. rust/build.sh fetch extracts the libc6 package
+// (pinned in rust/debian11.list) into rust/debian11/ARCH/libc6.
+func TestStaticDebian11Chroot(t *testing.T) {
+	if runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64" {
+		t.Skipf("no native library for linux/%s", runtime.GOARCH)
+	}
+	libc6 := filepath.Join("rust", "debian11", runtime.GOARCH, "libc6")
+	if _, err := os.Stat(filepath.Join(libc6, "lib", map[string]string{"amd64": "x86_64-linux-gnu", "arm64": "aarch64-linux-gnu"}[runtime.GOARCH], "libc.so.6")); err != nil {
+		staticSkip(t, "no Debian 11 libc6 for the chroot (%v): run rust/build.sh fetch", err)
+	}
+	goCmd := staticGo(t)
+	bin := filepath.Join(t.TempDir(), "prog")
+	staticBuild(t, goCmd, "", bin)
+
+	root := staticJail(t, bin)
+	if err := os.Chmod(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(root, os.DirFS(libc6)); err != nil {
+		t.Fatalf("copying %s into the chroot: %v", libc6, err)
+	}
+	home := filepath.Join(root, "home", "user")
+	// The modes said, whatever the umask.
+	if err := os.Mkdir(filepath.Dir(home), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(os.Chmod(filepath.Dir(home), 0o755), os.Chmod(home, 0o700)); err != nil {
+		t.Fatal(err)
+	}
+	// Nothing but glibc: no libgcc_s, no /proc.
+	var files int
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if strings.HasPrefix(d.Name(), "libgcc_s") {
+			t.Errorf("the chroot holds %s", path)
+		}
+		if !d.IsDir() {
+			files++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"proc", "dev"} {
+		if _, err := os.Lstat(filepath.Join(root, p)); err == nil {
+			t.Errorf("the chroot holds /%s", p)
+		}
+	}
+
+	// GOMAXPROCS 2, so that the pool is built on a machine of one core too.
+	env := []string{"HOME=/home/user", "XDG_CACHE_HOME=/home/user/.cache", "GOMAXPROCS=2"}
+	got := staticChrootRun(t, root, "program in the Debian 11 chroot", env, "-n", fmt.Sprint(chrootInputLen), "-backend")
+	data := make([]byte, chrootInputLen)
+	for i := range data {
+		data[i] = byte(i % 251)
+	}
+	want := zeebo.Sum256(data)
+	if got.sum != hex.EncodeToString(want[:]) {
+		t.Errorf("in the Debian 11 chroot: Sum256 = %s, want %x (zeebo)", got.sum, want)
+	}
+	if got.backend.Name != "native" {
+		t.Errorf("in the Debian 11 chroot: Backend %+v; want native", got.backend)
+	}
+	t.Logf("chroot of %d files from Debian 11's libc6 (no libgcc_s, no /proc): %d bytes hashed to %s, Backend %+v",
+		files, chrootInputLen, got.sum, got.backend)
 }

@@ -3,6 +3,7 @@
 #
 #   build.sh                    fetch, then build every target this machine can
 #   build.sh fetch              download + sha256-check + extract rust/vendor/
+#                               (crate sources, and Debian 11's glibc: rust/debian11/)
 #   build.sh install-deps       apt-get install the Debian toolchain (root)
 #   build.sh linux_amd64 | linux_arm64 | windows_amd64 | darwin   one target
 #   build.sh verify [TARGET]    rebuild from clean in a temp dir, compare with libs/
@@ -23,6 +24,17 @@ REGISTRY=$VENDOR/usr/share/cargo/registry
 STAMP=$VENDOR/.deps.stamp
 APT_DIR=$RUST_DIR/.apt
 DEPS=$RUST_DIR/deps.list
+# Debian 11's glibc and gcc runtime: the Linux libraries link against them
+# (ARCH/sysroot/), and the Go tests run a program in a chroot holding only
+# its libc6 (ARCH/libc6/). Kept apart from vendor/, which a Mac copies alone.
+GLIBC_LIST=$RUST_DIR/debian11.list
+GLIBC=$RUST_DIR/debian11
+GLIBC_STAMP=$GLIBC/.debian11.stamp
+# gcc 10's folder in the sysroot, for its static unwinder (libgcc_eh.a).
+SYSROOT_GCC=10
+# The newest glibc symbol version a Linux library may need: glibc 2.17 is
+# the oldest that Rust's std supports, and aarch64's first.
+GLIBC_FLOOR=2.17
 
 # The largest library accepted (500 KiB).
 SIZE_LIMIT=512000
@@ -36,7 +48,10 @@ DEB_CARGO=/usr/bin/cargo
 DEB_RUSTC=/usr/bin/rustc
 EXPECTED_DEB_RUSTC="rustc 1.63.0"
 DEBIAN_SUITE=trixie
-DEBIAN_MIRROR=${BLAKE3_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+GLIBC_SUITE=bullseye
+# The mirror comes from the machine's apt configuration, or
+# $BLAKE3_DEBIAN_MIRROR (scripts/debian-mirror.sh).
+MIRROR_SCRIPT=$ROOT/scripts/debian-mirror.sh
 DEBIAN_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 DEB_TOOL_PACKAGES="rustc cargo libstd-rust-dev libstd-rust-dev-windows libstd-rust-dev:arm64 gcc gcc-mingw-w64-x86-64 gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu binutils-mingw-w64-x86-64 debian-archive-keyring"
 
@@ -80,8 +95,17 @@ new_tmp() {
 	TMP_DIRS="$TMP_DIRS $NEW_TMP"
 }
 
-# deps.list without comments and blank lines: "name version sha256".
-deps_lines() { grep -v '^[[:space:]]*#' "$DEPS" | awk 'NF == 3 { print $1, $2, $3 }'; }
+# A package list without comments and blank lines: "name[:arch] version sha256".
+list_lines() { grep -v '^[[:space:]]*#' "$1" | awk 'NF == 3 { print $1, $2, $3 }'; }
+
+# multiarch_of ARCH: Debian's multiarch triplet (amd64, arm64).
+multiarch_of() {
+	case $1 in
+	amd64) echo x86_64-linux-gnu ;;
+	arm64) echo aarch64-linux-gnu ;;
+	*) die "no multiarch triplet for $1" ;;
+	esac
+}
 
 # --- fetch -----------------------------------------------------------------
 
@@ -97,80 +121,139 @@ $(awk '/^name = /{gsub(/"/,"",$3); n=$3} /^version = /{gsub(/"/,"",$3); if (n !=
 EOF
 }
 
+# debian11/ holds the sysroot and runtime of every architecture in
+# debian11.list.
+glibc_ok() {
+	[ -f "$GLIBC_STAMP" ] && [ "$(cat "$GLIBC_STAMP")" = "$(sha256 "$GLIBC_LIST")" ] || return 1
+	local spec arch m
+	for spec in $(list_lines "$GLIBC_LIST" | cut -d' ' -f1 | grep '^libc6:'); do
+		arch=${spec#*:}
+		m=$(multiarch_of "$arch")
+		[ -f "$GLIBC/$arch/sysroot/usr/lib/$m/libc.so" ] && [ -f "$GLIBC/$arch/libc6/lib/$m/libc.so.6" ] &&
+			[ -f "$GLIBC/$arch/sysroot/usr/lib/gcc/$m/$SYSROOT_GCC/libgcc_eh.a" ] || return 1
+	done
+}
+
+# apt_opts DIR ARCH...: options for an apt of its own in DIR, with the
+# package lists of these architectures.
 apt_opts() {
 	# Everything apt reads or writes but its main configuration (proxies)
-	# is private to rust/.apt/; the machine's sources are never touched.
+	# is private to rust/.apt/SUITE/; the machine's sources are never
+	# changed (only read, for the mirror).
+	local dir=$1 a
+	shift
 	printf '%s\n' \
-		-o "Dir::Etc::SourceList=$APT_DIR/sources.list" \
+		-o "Dir::Etc::SourceList=$dir/sources.list" \
 		-o "Dir::Etc::SourceParts=/dev/null" \
 		-o "Dir::Etc::Preferences=/dev/null" \
 		-o "Dir::Etc::PreferencesParts=/dev/null" \
-		-o "Dir::State::Lists=$APT_DIR/lists" \
-		-o "Dir::State::status=$APT_DIR/status" \
-		-o "Dir::Cache=$APT_DIR/cache" \
+		-o "Dir::State::Lists=$dir/lists" \
+		-o "Dir::State::status=$dir/status" \
+		-o "Dir::Cache=$dir/cache" \
 		-o "APT::Architecture=amd64" \
-		-o "APT::Architectures=amd64" \
 		-o "Acquire::Languages=none" \
 		-o "APT::Sandbox::User=root"
+	for a in "$@"; do printf '%s\n' -o "APT::Architectures::=$a"; done
 }
 
-fetch() {
-	if vendor_ok; then
-		log "vendor/ is complete and matches deps.list (stamp $STAMP)"
-		return 0
-	fi
-	command -v apt-get >/dev/null 2>&1 && command -v dpkg >/dev/null 2>&1 ||
-		die "fetch needs apt-get and dpkg (Debian/Ubuntu). Elsewhere, run 'rust/build.sh fetch' on a Linux machine and copy rust/vendor/ (with its .deps.stamp) here."
-	[ -f "$DEBIAN_KEYRING" ] || die "$DEBIAN_KEYRING is missing: apt-get install debian-archive-keyring"
-
-	mkdir -p "$APT_DIR/lists/partial" "$APT_DIR/cache/archives/partial" "$APT_DIR/debs"
-	printf 'deb [signed-by=%s] %s %s main\n' "$DEBIAN_KEYRING" "$DEBIAN_MIRROR" "$DEBIAN_SUITE" >"$APT_DIR/sources.list"
-	: >"$APT_DIR/status"
-	local opts=()
-	local o
-	while IFS= read -r o; do opts+=("$o"); done <<EOF
-$(apt_opts)
-EOF
-
-	local updated=0 name version sum deb got
-	while read -r name version sum; do
-		deb="$APT_DIR/debs/${name}_${version//:/%3a}_amd64.deb"
-		if [ ! -f "$deb" ]; then
-			# Architecture: all packages are named _all.deb.
-			deb="$APT_DIR/debs/${name}_${version//:/%3a}_all.deb"
+# deb_of DIR SPEC VERSION: the downloaded .deb of a list line ("" if none).
+# SPEC is NAME (amd64 or architecture-independent) or NAME:ARCH.
+deb_of() {
+	local dir=$1 spec=$2 version=${3//:/%3a} name arch f
+	name=${spec%%:*}
+	arch=amd64
+	case $spec in *:*) arch=${spec#*:} ;; esac
+	for f in "$dir/debs/${name}_${version}_$arch.deb" "$dir/debs/${name}_${version}_all.deb"; do
+		if [ -f "$f" ]; then
+			printf '%s\n' "$f"
+			return
 		fi
-		if [ -f "$deb" ] && [ "$(sha256 "$deb")" = "$sum" ]; then
+	done
+}
+
+# download LIST SUITE ARCH...: every package of LIST, from SUITE, into
+# rust/.apt/SUITE/debs/, each checked against its sha256.
+download() {
+	local list=$1 suite=$2
+	shift 2
+	local dir=$APT_DIR/$suite
+	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial" "$dir/debs"
+	local opts=() o
+	while IFS= read -r o; do opts+=("$o"); done <<EOF
+$(apt_opts "$dir" "$@")
+EOF
+	local updated=0 spec version sum deb got mirror
+	while read -r spec version sum; do
+		deb=$(deb_of "$dir" "$spec" "$version")
+		if [ -n "$deb" ] && [ "$(sha256 "$deb")" = "$sum" ]; then
 			continue
 		fi
-		rm -f "$APT_DIR/debs/${name}_"*.deb
+		if [ -n "$deb" ]; then rm -f "$deb"; fi
 		if [ $updated = 0 ]; then
-			log "apt-get update (Debian $DEBIAN_SUITE, private lists in $APT_DIR)"
-			apt-get "${opts[@]}" -q update >&2 || die "apt-get update failed"
+			mirror=$("$MIRROR_SCRIPT") || die "no Debian mirror: set BLAKE3_DEBIAN_MIRROR"
+			printf 'deb [signed-by=%s] %s %s main\n' "$DEBIAN_KEYRING" "$mirror" "$suite" >"$dir/sources.list"
+			: >"$dir/status"
+			log "apt-get update (Debian $suite from $mirror, private lists in $dir)"
+			apt-get "${opts[@]}" -q update >&2 || die "apt-get update failed (another mirror: BLAKE3_DEBIAN_MIRROR)"
 			updated=1
 		fi
-		log "download $name=$version"
-		(cd "$APT_DIR/debs" && apt-get "${opts[@]}" -q download "$name=$version" >&2) ||
-			die "apt-get download $name=$version failed"
+		log "download $spec=$version"
+		(cd "$dir/debs" && apt-get "${opts[@]}" -q download "$spec=$version" >&2) ||
+			die "apt-get download $spec=$version failed"
 	done <<EOF
-$(deps_lines)
+$(list_lines "$list")
 EOF
-
-	local fresh
-	new_tmp
-	fresh=$NEW_TMP
-	while read -r name version sum; do
-		deb=$(ls "$APT_DIR/debs/${name}_${version//:/%3a}_"*.deb 2>/dev/null | head -n1 || true)
-		[ -n "$deb" ] || die "no .deb for $name=$version in $APT_DIR/debs"
+	while read -r spec version sum; do
+		deb=$(deb_of "$dir" "$spec" "$version")
+		[ -n "$deb" ] || die "no .deb for $spec=$version in $dir/debs"
 		got=$(sha256 "$deb")
 		if [ "$got" != "$sum" ]; then
 			printf 'build.sh: SHA256 MISMATCH for %s\n  expected %s\n  got      %s\n' "$deb" "$sum" "$got" >&2
 			rm -f "$deb"
-			die "refusing $name=$version: its sha256 does not match deps.list"
+			die "refusing $spec=$version: its sha256 does not match $(basename "$list")"
 		fi
 		log "ok  $got  $(basename "$deb")"
-		dpkg -x "$deb" "$fresh/vendor"
 	done <<EOF
-$(deps_lines)
+$(list_lines "$list")
+EOF
+}
+
+# relink_absolute DIR: turn every symbolic link under DIR that names an
+# absolute path into the relative link to the same path under DIR, so that
+# the extracted tree is self-contained: a link such as libpthread.so ->
+# /lib/x86_64-linux-gnu/libpthread.so.0 would otherwise reach this
+# machine's own glibc.
+relink_absolute() {
+	local root=$1 link target rel
+	find "$root" -type l | while read -r link; do
+		target=$(readlink "$link")
+		case $target in /*) ;; *) continue ;; esac
+		rel=$(dirname "${link#"$root"/}" | sed -e 's#[^/][^/]*#..#g')
+		ln -sfn "$rel$target" "$link"
+	done
+}
+
+fetch() {
+	if vendor_ok && glibc_ok; then
+		log "vendor/ and debian11/ are complete and match deps.list and debian11.list"
+		return 0
+	fi
+	command -v apt-get >/dev/null 2>&1 && command -v dpkg >/dev/null 2>&1 ||
+		die "fetch needs apt-get and dpkg (Debian/Ubuntu). Elsewhere, run 'rust/build.sh fetch' on a Linux machine and copy rust/vendor/ (with its .deps.stamp) here, and rust/debian11/ too for the Linux targets."
+	[ -f "$DEBIAN_KEYRING" ] || die "$DEBIAN_KEYRING is missing: apt-get install debian-archive-keyring"
+	vendor_ok || fetch_crates
+	glibc_ok || fetch_glibc
+}
+
+fetch_crates() {
+	download "$DEPS" "$DEBIAN_SUITE" amd64
+	local fresh spec version sum
+	new_tmp
+	fresh=$NEW_TMP
+	while read -r spec version sum; do
+		dpkg -x "$(deb_of "$APT_DIR/$DEBIAN_SUITE" "$spec" "$version")" "$fresh/vendor"
+	done <<EOF
+$(list_lines "$DEPS")
 EOF
 	rm -rf "$VENDOR"
 	mv "$fresh/vendor" "$VENDOR"
@@ -179,8 +262,37 @@ EOF
 	log "vendor/ ready: $REGISTRY"
 }
 
+fetch_glibc() {
+	download "$GLIBC_LIST" "$GLIBC_SUITE" amd64 arm64
+	local fresh spec version sum deb arch
+	new_tmp
+	fresh=$NEW_TMP/glibc
+	# Every package into its architecture's sysroot/, and libc6 (the runtime
+	# alone: no libgcc_s, nothing else) also into libc6/.
+	while read -r spec version sum; do
+		case $spec in *:*) arch=${spec#*:} ;; *) die "debian11.list: $spec names no architecture" ;; esac
+		deb=$(deb_of "$APT_DIR/$GLIBC_SUITE" "$spec" "$version")
+		mkdir -p "$fresh/$arch"
+		dpkg -x "$deb" "$fresh/$arch/sysroot"
+		if [ "${spec%%:*}" = libc6 ]; then
+			dpkg -x "$deb" "$fresh/$arch/libc6"
+		fi
+	done <<EOF
+$(list_lines "$GLIBC_LIST")
+EOF
+	local root
+	for root in "$fresh"/*/*; do relink_absolute "$root"; done
+	rm -rf "$GLIBC"
+	mv "$fresh" "$GLIBC"
+	sha256 "$GLIBC_LIST" >"$GLIBC_STAMP"
+	glibc_ok || die "debian11/ is incomplete after extraction: debian11.list needs libc6, libc6-dev and libgcc-$SYSROOT_GCC-dev for each architecture"
+	log "debian11/ ready: $GLIBC"
+}
+
+# ensure_vendor [glibc]: the crate sources, and Debian 11's glibc too when
+# asked (the Linux targets).
 ensure_vendor() {
-	vendor_ok && return 0
+	vendor_ok && { [ "${1:-}" != glibc ] || glibc_ok; } && return 0
 	fetch
 }
 
@@ -277,13 +389,56 @@ libname_of() {
 	esac
 }
 
+# glibc_link_dir ARCH CC OUT: fills OUT with what a Linux library links
+# against in place of glibc's shared libraries: for each one Rust's std
+# names (-lc -lpthread -ldl -lrt -lm -lutil, and the dynamic loader), a stub
+# with its symbols at their versions up to GLIBC_FLOOR only, made from
+# Debian 11's library by glibc-stub.awk; the -l names for them (libc.so
+# adds the sysroot's libc_nonshared.a, as glibc's own does); and
+# libgcc_s.so, a linker script that answers std's -lgcc_s with Debian 11's
+# gcc 10 libgcc, statically (as gcc -static-libgcc would: the unwinder,
+# libgcc_eh.a, and libgcc.a, which holds aarch64's outline atomics), kept
+# out of sight by the cdylib's export list, so that the library needs no
+# libgcc_s.so.1 (panic = "abort": the unwinder only walks the stack for a
+# panic message's backtrace). Not this machine's gcc 12 libgcc: built
+# against glibc 2.36, its unwinder calls _dl_find_object, which glibc has
+# only since 2.35.
+glibc_link_dir() {
+	local arch=$1 cc=$2 out=$3 multi sys ldso soname
+	multi=$(multiarch_of "$arch")
+	sys=$GLIBC/$arch/sysroot
+	case $arch in
+	amd64) ldso=ld-linux-x86-64.so.2 ;;
+	arm64) ldso=ld-linux-aarch64.so.1 ;;
+	esac
+	mkdir -p "$out"
+	for soname in libc.so.6 libpthread.so.0 libdl.so.2 librt.so.1 libm.so.6 libutil.so.1 $ldso; do
+		readelf -W --dyn-syms "$sys/lib/$multi/$soname" |
+			awk -v floor="$GLIBC_FLOOR" -v versions="$out/$soname.versions" -f "$RUST_DIR/glibc-stub.awk" >"$out/$soname.s"
+		sed 's/$/ { };/' "$out/$soname.versions" >"$out/$soname.map"
+		"$cc" -shared -nostdlib "-Wl,-soname,$soname" "-Wl,--version-script=$out/$soname.map" -o "$out/$soname" "$out/$soname.s"
+		case $soname in
+		"$ldso") ;;
+		libc.so.6)
+			printf 'GROUP ( %s %s AS_NEEDED ( %s ) )\n' "$out/libc.so.6" "$sys/usr/lib/$multi/libc_nonshared.a" "$out/$ldso" >"$out/libc.so" ;;
+		*) ln -s "$soname" "$out/${soname%.so.*}.so" ;;
+		esac
+	done
+	local gcc=$sys/usr/lib/gcc/$multi/$SYSROOT_GCC
+	printf '%s\n' "/* rust/build.sh: std's -lgcc_s, answered with libgcc statically. */" \
+		"GROUP ( $gcc/libgcc_eh.a $gcc/libgcc.a )" >"$out/libgcc_s.so"
+}
+
 # build_lib TARGET OUTFILE [FEATURES]: a clean build in a fresh temp dir.
 build_lib() {
 	local target=$1 out=$2 features=${3:-}
 	local triple tmp cargo rustc rusthome up cc ar linker tv tu
 	triple=$(triple_of "$target")
 	can_build "$target" || die "the toolchain for $target is not here (try: build.sh install-deps)"
-	ensure_vendor
+	case $target in
+	linux_*) ensure_vendor glibc ;;
+	*) ensure_vendor ;;
+	esac
 	new_tmp
 	tmp=$NEW_TMP
 	tv=$(printf '%s' "$triple" | tr 'a-z-' 'A-Z_')
@@ -334,6 +489,25 @@ build_lib() {
 	esac
 	remap="$remap --remap-path-prefix=$RUST_DIR=/blake3_purego --remap-path-prefix=$REGISTRY=/vendor --remap-path-prefix=$tmp=/build"
 	local cflags="-ffile-prefix-map=$RUST_DIR=/blake3_purego -ffile-prefix-map=$REGISTRY=/vendor -ffile-prefix-map=$tmp=/build"
+	case $target in
+	linux_amd64 | linux_arm64)
+		# Nothing but glibc, and glibc 2.17 or later (README.md, "glibc, and
+		# nothing else"): the link sees only glibc_link_dir's stand-ins for
+		# glibc's shared libraries (-L ahead of everything, then Debian 11's sysroot ahead
+		# of the compiler's own folders, which hold this machine's glibc),
+		# the sysroot's crti.o/crtn.o (-B) and libc_nonshared.a, and gcc
+		# 10's static unwinder; -z defs makes any other undefined symbol an
+		# error. blake3's C sees only the compiler's own headers and glibc
+		# 2.31's.
+		local arch=${target#linux_} multi sys gccinc
+		multi=$(multiarch_of "$arch")
+		sys=$GLIBC/$arch/sysroot
+		gccinc=$("$cc" -print-file-name=include)
+		cflags="$cflags -ffile-prefix-map=$GLIBC=/debian11 -nostdinc -isystem $gccinc -isystem $sys/usr/include/$multi -isystem $sys/usr/include"
+		glibc_link_dir "$arch" "$cc" "$tmp/link"
+		rflags="-Clink-arg=--sysroot=$sys -Clink-arg=-B$sys/usr/lib/$multi/ -Clink-arg=-L$tmp/link -Clink-arg=-L$sys/lib/$multi -Clink-arg=-L$sys/usr/lib/$multi -Clink-arg=-Wl,-z,defs"
+		;;
+	esac
 	local all_rflags="$remap${rflags:+ $rflags}"
 
 	log "build $target ($triple) with $("$rustc" -V)${features:+, features $features}"
@@ -502,7 +676,7 @@ planted_bug() {
 	report "$out"
 }
 
-usage() { sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 cmd=${1:-all}
 [ $# -gt 0 ] && shift

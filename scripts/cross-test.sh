@@ -8,7 +8,8 @@
 #             from the cache folder by absolute path; vectors, differential,
 #             subtree, loader-environment tests
 #   arm64     linux/arm64 test binary under qemu-aarch64: native, NEON;
-#             vectors, differential, subtree, cache tests
+#             vectors, differential, subtree, cache tests; and staticprog
+#             against Debian 11's glibc (rust/debian11/arm64/libc6)
 #   darwin    darwin/amd64 and darwin/arm64: the package and ./cmd/b3sum build
 #             (CGO_ENABLED=0) and pass go vet
 #   others    every other target: go vet ./... and go build ./... with
@@ -213,6 +214,22 @@ linux_arm64() {
 	rc=$?
 	[ $rc = 0 ] || { say "$out"; fail "staticprog under qemu-aarch64: exit $rc"; return 1; }
 	check_probe "$out" "linux/arm64" 'embedded \(memfd\)' 'neon' || return 1
+	# Again against nothing but Debian 11's glibc 2.31 (rust/build.sh fetch
+	# extracts its libc6): qemu looks absolute paths up under -L first, so
+	# the dynamic loader and every library it finds are that glibc's.
+	local d11=rust/debian11/arm64/libc6
+	if [ -f "$d11/lib/aarch64-linux-gnu/libc.so.6" ]; then
+		out=$(x env -u BLAKE3_LIBRARY BLAKE3_BACKEND=native timeout "$EMU_TIMEOUT" \
+			qemu-aarch64 -L "$d11" -E LD_LIBRARY_PATH=/lib/aarch64-linux-gnu "$bin/staticprog" -n "$probe_n" -backend 2>&1)
+		rc=$?
+		[ $rc = 0 ] || { say "$out"; fail "staticprog under qemu-aarch64 with Debian 11's glibc: exit $rc"; return 1; }
+		check_probe "$out" "linux/arm64 on glibc 2.31" 'embedded \(memfd\)' 'neon' || return 1
+	elif [ "${BLAKE3_STRICT:-}" = 1 ]; then
+		fail "BLAKE3_STRICT=1: no $d11 for the glibc 2.31 check (rust/build.sh fetch)"
+		return 1
+	else
+		say "SKIP linux/arm64 on glibc 2.31: no $d11 (rust/build.sh fetch)"
+	fi
 
 	x env -u BLAKE3_STRICT -u BLAKE3_LIBRARY BLAKE3_BACKEND=native timeout "$EMU_TIMEOUT" \
 		"${qemu[@]}" "$bin/blake3.test" -test.short -test.v -test.run "$arm64_tests" >"$tmp/arm64.log" 2>&1

@@ -8,15 +8,15 @@
 # Debian archive keyring is not available it is fetched directly from the
 # archive pool with curl or wget. Either way its SHA-256 is verified against
 # the pinned value before anything is installed. Idempotent: does nothing if
-# DEST already reports "b3sum 1.8.1".
+# DEST already reports "b3sum 1.8.1". The Debian mirror is read from the
+# machine's apt configuration, or set with BLAKE3_DEBIAN_MIRROR
+# (debian-mirror.sh beside this script; DEBIAN_MIRROR is read too).
 set -eu
 
 VERSION=1.8.1
 DEBVER=1.8.1-2
 DEB=b3sum_${DEBVER}_amd64.deb
 SHA256=c662ad6cc46fc8ee16087b05aff904275995ee371a6e3d1579baf1bfaac27a2e
-MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-POOL_URL=$MIRROR/pool/main/r/rust-b3sum/$DEB
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 DEST=${1:-/usr/local/bin/b3sum}
 WORK=${B3SUM_WORK:-${TMPDIR:-/tmp}/b3ref}
@@ -44,11 +44,15 @@ sha_ok() {
 	[ "$sum" = "$SHA256" ]
 }
 
+here=$(cd "$(dirname "$0")" && pwd -P)
 mkdir -p "$WORK/lists/partial" "$WORK/cache/archives/partial"
 cd "$WORK"
 
 if ! sha_ok "$DEB"; then
 	rm -f "$DEB"
+	MIRROR=$(BLAKE3_DEBIAN_MIRROR=${BLAKE3_DEBIAN_MIRROR:-${DEBIAN_MIRROR:-}} "$here/debian-mirror.sh") ||
+		die "no Debian mirror: set BLAKE3_DEBIAN_MIRROR"
+	POOL_URL=$MIRROR/pool/main/r/rust-b3sum/$DEB
 	if command -v apt-get >/dev/null 2>&1 && [ -r "$KEYRING" ]; then
 		echo "deb [signed-by=$KEYRING] $MIRROR trixie main" >"$WORK/sources.list"
 		set -- -o "Dir::Etc::SourceList=$WORK/sources.list" -o Dir::Etc::SourceParts=/dev/null \

@@ -216,7 +216,19 @@ int32_t blake3_purego_tree_finalize_non_root(const void *tree,
  * threads (n >= 1). rayon's global pool is never used. On failure
  * (BLAKE3_PUREGO_ERR_THREADS: the threads could not be spawned) any earlier
  * pool stays in use. A pool being replaced finishes the updates running on
- * it first. */
+ * it first.
+ *
+ * Signals (POSIX systems): the pool's threads are the only threads the
+ * library ever creates, and they never handle a signal. Each is spawned
+ * while the calling thread blocks every signal but the faults a thread
+ * raises itself (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS), so it
+ * starts with, and keeps, that mask; the caller's own mask is restored
+ * before this function returns. A process-directed signal therefore goes
+ * to one of the caller's threads, and one sent to a pool thread alone stays
+ * pending, unhandled. (A Go runtime handling a signal on a thread it did not
+ * create re-raises it with the default action: SIGUSR1, SIGPIPE and the like
+ * would end the process, and SIGQUIT would lose Go's goroutine dump.) The
+ * threads are named "blake3-rayon-" and their index. */
 int32_t blake3_purego_init_threads(size_t n);
 
 /* Threads in the library's pool; 0 while none has been built. */

@@ -888,6 +888,31 @@ fn pool() -> Option<Arc<rayon_core::ThreadPool>> {
     guard.clone()
 }
 
+/// The pool's threads are named THREAD_NAME_PREFIX and their index, which
+/// fits Linux's 15-byte thread names up to index 99 (/proc/PID/task/TID/comm,
+/// where the Go tests find them).
+const THREAD_NAME_PREFIX: &str = "blake3-rayon-";
+
+/// Spawns one pool thread as rayon's default spawner would, but with every
+/// asynchronous signal blocked in the spawning thread for the moment of the
+/// spawn, so that the new thread starts with that mask (see `signals`). The
+/// caller's mask is restored when `_blocked` drops, after the spawn. Every
+/// thread the library creates goes through here: the pool is built only by
+/// blake3_purego_init_threads, all its threads are spawned by `build`, and
+/// rayon's global pool is never touched (update_rayon runs inside `install`).
+fn spawn_masked(thread: rayon_core::ThreadBuilder) -> std::io::Result<()> {
+    let mut b = std::thread::Builder::new();
+    if let Some(name) = thread.name() {
+        b = b.name(name.to_owned());
+    }
+    if let Some(size) = thread.stack_size() {
+        b = b.stack_size(size);
+    }
+    let _blocked = signals::block_async()?;
+    b.spawn(|| thread.run())?;
+    Ok(())
+}
+
 #[no_mangle]
 pub extern "C" fn blake3_purego_init_threads(n: usize) -> i32 {
     if n == 0 {
@@ -902,7 +927,12 @@ pub extern "C" fn blake3_purego_init_threads(n: usize) -> i32 {
             return OK;
         }
     }
-    match rayon_core::ThreadPoolBuilder::new().num_threads(n).build() {
+    let built = rayon_core::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .thread_name(|i| format!("{}{}", THREAD_NAME_PREFIX, i))
+        .spawn_handler(spawn_masked)
+        .build();
+    match built {
         Ok(p) => {
             // A pool being replaced finishes the work it holds (its users
             // keep an Arc) and its threads exit when the last user drops it.
@@ -916,4 +946,119 @@ pub extern "C" fn blake3_purego_init_threads(n: usize) -> i32 {
 #[no_mangle]
 pub extern "C" fn blake3_purego_num_threads() -> usize {
     pool().map_or(0, |p| p.current_num_threads())
+}
+
+// --- Signals ----------------------------------------------------------------
+
+/// The signal mask of the threads the library creates.
+///
+/// No thread the library creates may ever run a signal handler. The Go
+/// runtime's handler, run on a thread Go does not know, re-raises a signal
+/// that Go would ignore (SIGUSR1, SIGPIPE, SIGALRM, ...) with its default
+/// action, which ends the process, and turns SIGQUIT into a bare exit
+/// without Go's goroutine dump. So each pool thread is spawned while the
+/// spawning thread blocks every asynchronous signal, and inherits that mask
+/// (a new POSIX thread starts with its creator's mask) from its first
+/// instruction: there is no moment at which it could take one. The kernel
+/// then gives process-directed signals to Go's threads, and a signal sent to
+/// a pool thread alone stays pending there, never handled.
+///
+/// The faults a thread raises itself stay unblocked (SIGSEGV, SIGBUS, SIGFPE,
+/// SIGILL, SIGTRAP, SIGSYS): POSIX leaves a blocked one undefined (Linux
+/// ends the process at once), and a debugger's breakpoints need SIGTRAP.
+/// glibc's pthread_sigmask never blocks its own internal signals (32 and 33,
+/// used for thread cancellation and set*id), whatever it is asked.
+///
+/// The libc functions are declared here, with each platform's sigset_t:
+/// the `libc` crate is not among the vendored sources.
+#[cfg(unix)]
+mod signals {
+    use std::io;
+    use std::os::raw::c_int;
+    use std::ptr;
+
+    /// glibc's sigset_t: 1024 bits, 128 bytes, on every Linux architecture.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    #[repr(C)]
+    struct SigSet([u64; 16]);
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    const EMPTY: SigSet = SigSet([0; 16]);
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    const SIG_BLOCK: c_int = 0;
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    const SIG_SETMASK: c_int = 2;
+    /// SIGILL, SIGTRAP, SIGBUS, SIGFPE, SIGSEGV, SIGSYS.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    const FAULTS: [c_int; 6] = [4, 5, 7, 8, 11, 31];
+
+    /// macOS's sigset_t: a 32-bit mask.
+    #[cfg(target_os = "macos")]
+    #[repr(C)]
+    struct SigSet(u32);
+    #[cfg(target_os = "macos")]
+    const EMPTY: SigSet = SigSet(0);
+    #[cfg(target_os = "macos")]
+    const SIG_BLOCK: c_int = 1;
+    #[cfg(target_os = "macos")]
+    const SIG_SETMASK: c_int = 3;
+    /// SIGILL, SIGTRAP, SIGFPE, SIGBUS, SIGSEGV, SIGSYS.
+    #[cfg(target_os = "macos")]
+    const FAULTS: [c_int; 6] = [4, 5, 8, 10, 11, 12];
+
+    #[cfg(not(any(all(target_os = "linux", target_env = "gnu"), target_os = "macos")))]
+    compile_error!("declare this platform's sigset_t, SIG_BLOCK, SIG_SETMASK and fault signals");
+
+    extern "C" {
+        fn sigfillset(set: *mut SigSet) -> c_int;
+        fn sigdelset(set: *mut SigSet, signum: c_int) -> c_int;
+        fn pthread_sigmask(how: c_int, set: *const SigSet, oldset: *mut SigSet) -> c_int;
+    }
+
+    /// The calling thread's mask from before `block_async`, put back on drop.
+    pub struct Blocked {
+        old: SigSet,
+    }
+
+    /// Blocks every asynchronous signal in the calling thread until the
+    /// returned guard drops. An error (none is expected: the arguments are
+    /// valid) means nothing was changed, and no thread must be spawned.
+    pub fn block_async() -> io::Result<Blocked> {
+        let mut set = EMPTY;
+        let mut old = EMPTY;
+        // SAFETY: `set` and `old` are live, writable sigset_t values of the
+        // platform's layout, and outlive the calls.
+        unsafe {
+            if sigfillset(&mut set) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            for &sig in FAULTS.iter() {
+                if sigdelset(&mut set, sig) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+            }
+            let rc = pthread_sigmask(SIG_BLOCK, &set, &mut old);
+            if rc != 0 {
+                return Err(io::Error::from_raw_os_error(rc));
+            }
+        }
+        Ok(Blocked { old })
+    }
+
+    impl Drop for Blocked {
+        fn drop(&mut self) {
+            // SAFETY: `old` is the mask pthread_sigmask wrote; it cannot
+            // fail with a valid `how` and set.
+            unsafe { pthread_sigmask(SIG_SETMASK, &self.old, ptr::null_mut()) };
+        }
+    }
+}
+
+/// Windows has no POSIX signals: its threads need no mask.
+#[cfg(not(unix))]
+mod signals {
+    pub struct Blocked;
+
+    pub fn block_async() -> std::io::Result<Blocked> {
+        Ok(Blocked)
+    }
 }
