@@ -43,11 +43,26 @@ else
 	(cd "$ROOT" && tar --exclude=./.git --exclude=./rust/target -cf - .) | (cd "$WORK" && tar -xf -)
 fi
 
-# restore puts back the file of the mutant being tried, if any.
+# save PLACE keeps a copy of the file, or the package folder's files, a
+# mutant may change; restore puts them back.
 CURRENT=""
+save() {
+	CURRENT=$1
+	rm -rf "$SCRATCH/original"
+	mkdir -p "$SCRATCH/original"
+	if [ -d "$WORK/$1" ]; then
+		cp -p "$WORK/$1"/*.go "$WORK/$1"/*.s "$SCRATCH/original/" 2>/dev/null || true
+	else
+		cp -p "$WORK/$1" "$SCRATCH/original/"
+	fi
+}
 restore() {
 	if [ -n "$CURRENT" ]; then
-		cp -p "$SCRATCH/original" "$WORK/$CURRENT"
+		if [ -d "$WORK/$CURRENT" ]; then
+			cp -p "$SCRATCH/original"/* "$WORK/$CURRENT/"
+		else
+			cp -p "$SCRATCH/original"/* "$(dirname "$WORK/$CURRENT")/"
+		fi
 		CURRENT=""
 	fi
 }
@@ -86,42 +101,75 @@ print(out.get(name, ""))
 PY
 }
 
-# apply ID mutates the file in $WORK; it prints the line number, or fails
-# with a message when the line is not there exactly once (or at nth).
+# apply ID mutates its line in $WORK, where a mutant names it by its text
+# (and, with "in:", the function it is in) within a package folder or a
+# file, so that code moving between the files of a package moves its
+# mutants along. It prints FILE:LINE, or fails with a message when the line
+# is not there exactly once (or at nth).
 apply() {
 	python3 - "$MUTANTS" "$1" "$WORK" <<'PY'
-import re, sys
+import glob, os, re, sys
 path, want, work = sys.argv[1:]
-cur, m_file, nth, old, new = None, None, 0, None, None
+cur, where, nth, func, old, new = None, None, 0, None, None, None
 for line in open(path, encoding="utf-8"):
     line = line.rstrip("\n")
     m = re.match(r"^== (\S+) (\S+) (kill|equiv)(?: nth=(\d+))?\s*$", line)
     if m:
         cur = m.group(1)
         if cur == want:
-            m_file, nth = m.group(2), int(m.group(4) or 0)
+            where, nth = m.group(2), int(m.group(4) or 0)
         continue
-    if cur == want and line.startswith("- "):
+    if cur != want:
+        continue
+    if line.startswith("in: "):
+        func = line[4:].strip()
+    if line.startswith("- "):
         old = line[2:].strip()
-    if cur == want and line.startswith("+ "):
+    if line.startswith("+ "):
         new = line[2:].strip()
-if not (m_file and old and new is not None):
-    sys.exit("mutant %s: incomplete (needs a file, a - line and a + line)" % want)
-target = work + "/" + m_file
-lines = open(target, encoding="utf-8").read().split("\n")
-hits = [i for i, l in enumerate(lines) if l.strip() == old]
+if not (where and old and new is not None):
+    sys.exit("mutant %s: incomplete (needs a place, a - line and a + line)" % want)
+target = os.path.join(work, where)
+if os.path.isdir(target):
+    files = sorted(f for f in glob.glob(target + "/*.go") + glob.glob(target + "/*.s") if not f.endswith("_test.go"))
+else:
+    files = [target]
+
+def scope(lines, f):
+    """The line numbers of function func in a file (all lines without func)."""
+    if not func:
+        return range(len(lines))
+    if f.endswith(".s"):
+        start = [i for i, l in enumerate(lines) if re.match(r"^TEXT\s+\S*" + re.escape(func) + r"\b", l)]
+        stop = lambda l: l.startswith("TEXT ")
+    else:
+        start = [i for i, l in enumerate(lines) if re.match(r"^func (\([^)]*\) )?" + re.escape(func) + r"[\[(]", l)]
+        stop = lambda l: l == "}"
+    out = []
+    for s in start:
+        e = s + 1
+        while e < len(lines) and not stop(lines[e]):
+            e += 1
+        out.extend(range(s, min(e + 1, len(lines))))
+    return out
+
+hits = []
+for f in files:
+    lines = open(f, encoding="utf-8").read().split("\n")
+    hits += [(f, lines, i) for i in scope(lines, f) if lines[i].strip() == old]
+what = "%s%s" % (where, " in " + func if func else "")
 if nth:
     if len(hits) < nth:
-        sys.exit("mutant %s: %s has %d line(s) %r, not %d" % (want, m_file, len(hits), old, nth))
-    i = hits[nth - 1]
+        sys.exit("mutant %s: %s has %d line(s) %r, not %d" % (want, what, len(hits), old, nth))
+    f, lines, i = hits[nth - 1]
 elif len(hits) != 1:
-    sys.exit("mutant %s: %s has %d lines %r, want exactly 1 (use nth=)" % (want, m_file, len(hits), old))
+    sys.exit("mutant %s: %s has %d lines %r, want exactly 1 (use in: or nth=)" % (want, what, len(hits), old))
 else:
-    i = hits[0]
+    f, lines, i = hits[0]
 indent = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
 lines[i] = indent + new
-open(target, "w", encoding="utf-8").write("\n".join(lines))
-print(i + 1)
+open(f, "w", encoding="utf-8").write("\n".join(lines))
+print("%s:%d" % (os.path.relpath(f, work), i + 1))
 PY
 }
 
@@ -167,8 +215,7 @@ for id in $ids; do
 	expect=$(field "$id" expect)
 	run=${MUTATE_RUN:-$(field "$id" run)}
 	why=$(field "$id" why)
-	cp -p "$WORK/$file" "$SCRATCH/original"
-	CURRENT=$file
+	save "$file"
 	if ! line=$(apply "$id" 2>"$SCRATCH/apply.err"); then
 		restore
 		printf '%-4s %-20s %-6s %-9s %5s  %s\n' "$id" "$file" "$expect" NOAPPLY - "$(cat "$SCRATCH/apply.err")"
@@ -186,7 +233,7 @@ for id in $ids; do
 	124) result=KILLED/TO ;;
 	3) result=NOBUILD ;;
 	esac
-	printf '%-4s %-20s %-6s %-9s %4ss  %s\n' "$id" "$file:$line" "$expect" "$result" "$secs" "$why"
+	printf '%-4s %-20s %-6s %-9s %4ss  %s\n' "$id" "$line" "$expect" "$result" "$secs" "$why"
 	case $result in
 	NOBUILD)
 		broken=$((broken + 1))
