@@ -27,20 +27,6 @@ import (
 	zeebo "github.com/zeebo/blake3"
 )
 
-// faultStrict turns every skip for a missing tool (gcc, cargo) into a
-// failure: CI sets it where the whole matrix must run.
-func faultStrict() bool { return os.Getenv("BLAKE3_STRICT") == "1" }
-
-// faultSkip skips, or fails under BLAKE3_STRICT=1.
-func faultSkip(t testing.TB, format string, args ...any) {
-	t.Helper()
-	msg := fmt.Sprintf(format, args...)
-	if faultStrict() {
-		t.Fatalf("BLAKE3_STRICT=1: %s", msg)
-	}
-	t.Skip(msg)
-}
-
 // faultLoad is load; each library keeps its own state size, so loading
 // others leaves the process's library untouched.
 func faultLoad(cfg loadConfig) (*loaded, error) {

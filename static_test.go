@@ -5,7 +5,7 @@
 // the tag, on the platforms with a native library, it needs the dynamic
 // loader and libc (README.md, "Static binaries").
 
-package blake3_test
+package blake3
 
 import (
 	"bytes"
@@ -21,33 +21,21 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-
-	"github.com/purego-blake3/blake3"
 )
 
-// staticSkip skips, or fails under BLAKE3_STRICT=1 (CI), where every check
-// must run.
-func staticSkip(t *testing.T, format string, args ...any) {
-	t.Helper()
-	msg := fmt.Sprintf(format, args...)
-	if os.Getenv("BLAKE3_STRICT") == "1" {
-		t.Fatalf("BLAKE3_STRICT=1: %s", msg)
-	}
-	t.Skip(msg)
-}
-
-// staticGo finds the go command that built this test.
+// staticGo finds the go command: on PATH, else under $GOROOT.
 func staticGo(t *testing.T) string {
 	t.Helper()
 	if p, err := exec.LookPath("go"); err == nil {
 		return p
 	}
-	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); runtime.GOROOT() != "" {
+	if root := os.Getenv("GOROOT"); root != "" {
+		p := filepath.Join(root, "bin", "go")
 		if _, err := os.Stat(p); err == nil {
 			return p
 		}
 	}
-	staticSkip(t, "no go command to build testdata/staticprog with")
+	strictSkip(t, "no go command to build testdata/staticprog with")
 	return ""
 }
 
@@ -94,7 +82,7 @@ func staticLinkage(t *testing.T, path string) (interp string, needed []string, t
 // staticOutput is what staticprog prints.
 type staticOutput struct {
 	sum     string
-	backend blake3.BackendInfo
+	backend BackendInfo
 }
 
 func staticParse(t *testing.T, what string, out []byte) staticOutput {
@@ -126,7 +114,7 @@ func staticWant() string {
 	for i := range data {
 		data[i] = byte(i % 251)
 	}
-	sum := blake3.Sum256(data)
+	sum := Sum256(data)
 	return hex.EncodeToString(sum[:])
 }
 
@@ -186,7 +174,7 @@ func TestStaticBuild(t *testing.T) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if errors.Is(err, syscall.EPERM) {
-		staticSkip(t, "cannot chroot here (not root, and no unprivileged user namespaces): %v", err)
+		strictSkip(t, "cannot chroot here (not root, and no unprivileged user namespaces): %v", err)
 	}
 	if err != nil {
 		t.Fatalf("static binary in an empty chroot: %v\n%s%s", err, out, stderr.Bytes())
