@@ -1,4 +1,4 @@
-//go:build !blake3_nonative && ((linux && (amd64 || arm64)) || (darwin && (amd64 || arm64)) || (windows && amd64))
+//go:build !blake3_nonative && ((linux && !android && (amd64 || arm64)) || (darwin && !ios && (amd64 || arm64)) || (windows && amd64))
 
 // The cache folder, for platforms (or sandboxes) that cannot load the
 // embedded library from memory: the library is written once under a

@@ -1,4 +1,4 @@
-//go:build !blake3_nonative && linux && (amd64 || arm64)
+//go:build !blake3_nonative && linux && !android && (amd64 || arm64)
 
 // The fault matrix of the loader on Linux (issues 3 and 8): every way the
 // native library can be unusable must end in a load error that names the

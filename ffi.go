@@ -1,4 +1,4 @@
-//go:build !blake3_nonative && ((linux && (amd64 || arm64)) || (darwin && (amd64 || arm64)) || (windows && amd64))
+//go:build !blake3_nonative && ((linux && !android && (amd64 || arm64)) || (darwin && !ios && (amd64 || arm64)) || (windows && amd64))
 
 // This file is the FFI boundary: every call into the native library goes
 // through one of the functions below, and nowhere else.

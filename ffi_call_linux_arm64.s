@@ -1,4 +1,4 @@
-//go:build !blake3_nonative
+//go:build !blake3_nonative && !android
 
 #include "textflag.h"
 #include "go_asm.h"

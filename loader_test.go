@@ -1,4 +1,4 @@
-//go:build !blake3_nonative && ((linux && (amd64 || arm64)) || (darwin && (amd64 || arm64)) || (windows && amd64))
+//go:build !blake3_nonative && ((linux && !android && (amd64 || arm64)) || (darwin && !ios && (amd64 || arm64)) || (windows && amd64))
 
 // Loader tests that hold on every platform with a loader: the helpers of the
 // fault matrix (faults_test.go holds the Linux-only cases), the environment

@@ -1,4 +1,4 @@
-//go:build blake3_nonative || !((linux && (amd64 || arm64)) || (darwin && (amd64 || arm64)) || (windows && amd64))
+//go:build blake3_nonative || !((linux && !android && (amd64 || arm64)) || (darwin && !ios && (amd64 || arm64)) || (windows && amd64))
 
 // Builds without a native library: the blake3_nonative tag, or a platform
 // with no library. Nothing here imports purego, so such a binary built with

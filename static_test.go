@@ -1,4 +1,4 @@
-//go:build linux
+//go:build linux && !android
 
 // Static builds: with -tags blake3_nonative a CGO_ENABLED=0 binary is fully
 // static and hashes right with nothing around it (an empty chroot); without
