@@ -10,7 +10,8 @@
 //
 // Run "b3sum --help" for the options. In addition to b3sum's options,
 // --no-progress disables the progress line that is otherwise shown on
-// stderr, when it is a terminal, for inputs taking more than a second.
+// stderr, when it is a terminal, for inputs taking more than a second (as
+// wide as the terminal, and erased on Ctrl-C).
 //
 // Exit status: 0 on success, 1 if an input could not be read, a check
 // failed or another runtime error occurred, 2 for command-line errors.
@@ -54,12 +55,19 @@ type runner struct {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, isTerminal(os.Stderr.Fd())))
+	fd := os.Stderr.Fd()
+	tty := isTerminal(fd)
+	var width func() int
+	if tty {
+		width = func() int { return termWidth(fd) }
+	}
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, tty, width))
 }
 
 // run executes b3sum with the given arguments and streams and returns the
-// exit status. stderrTTY enables the progress line.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer, stderrTTY bool) int {
+// exit status. stderrTTY enables the progress line; width, if not nil,
+// reports the terminal's width.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, stderrTTY bool, width func() int) int {
 	opts, act, err := parseArgs(args)
 	if err != nil {
 		if ue, ok := err.(*usageError); ok {
@@ -95,7 +103,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, stderrTTY boo
 		stdout: bufio.NewWriterSize(stdout, 64*1024),
 		stderr: stderr,
 	}
-	r.prog = &progress{enabled: stderrTTY && !opts.noProgress, w: stderr, mu: &r.errMu}
+	r.prog = &progress{enabled: stderrTTY && !opts.noProgress, w: stderr, mu: &r.errMu, width: width}
+	defer r.prog.watchInterrupts()()
 	switch {
 	case opts.keyed:
 		key, err := readKey(stdin)
