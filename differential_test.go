@@ -203,7 +203,8 @@ func TestDifferentialGoRef(t *testing.T) {
 }
 
 // TestDifferentialB3sum compares both backends with the reference b3sum on
-// about twenty lengths, every mode, at output offset 0 and near 2^63.
+// about twenty lengths, every mode, at output offset 0 and (in the subtest
+// "far", which needs b3sum --seek) near 2^63.
 func TestDifferentialB3sum(t *testing.T) {
 	b3sumBinary(t)
 	seed := testSeed(t)
@@ -213,42 +214,56 @@ func TestDifferentialB3sum(t *testing.T) {
 	for i, n := range diffOracleLengths {
 		datas[i] = randomBytes(rng, n)
 	}
-	farSeek := uint64(math.MaxInt64 - 70) // reads cross 2^63
-	type ref struct{ start, far [][]byte }
-	refs := map[hashMode]ref{}
+	start := map[hashMode][][]byte{}
 	for _, m := range allHashModes {
-		refs[m] = ref{
-			start: b3sumOutputs(t, m, key, diffContext, 0, 131, datas...),
-			far:   b3sumOutputs(t, m, key, diffContext, farSeek, 131, datas...),
-		}
+		start[m] = b3sumOutputs(t, m, key, diffContext, 0, 131, datas...)
 	}
 	forEachBackend(t, func(t *testing.T) {
-		for _, threads := range []int{1, 0} {
-			withMaxThreads(threads, func() {
-				for i, data := range datas {
-					name := "threads=" + strconv.Itoa(threads) + " len=" + strconv.Itoa(len(data))
-					if s := Sum512(data); !bytes.Equal(s[:], refs[hashModePlain].start[i][:64]) {
-						t.Errorf("%s: Sum512 = %s, want %s (b3sum)", name, shortHex(s[:]), shortHex(refs[hashModePlain].start[i]))
-					}
-					dk := make([]byte, 131)
-					DeriveKey(diffContext, data, dk)
-					if !bytes.Equal(dk, refs[hashModeDerive].start[i]) {
-						t.Errorf("%s: DeriveKey = %s, want %s (b3sum)", name, shortHex(dk), shortHex(refs[hashModeDerive].start[i]))
-					}
-					for _, m := range allHashModes {
-						_, got := streamOutput(t, rng, m, key, diffContext, data, 0, 131)
-						if !bytes.Equal(got, refs[m].start[i]) {
-							t.Errorf("%s %s: %s, want %s (b3sum)", name, m, shortHex(got), shortHex(refs[m].start[i]))
-						}
-						_, got = streamOutput(t, rng, m, key, diffContext, data, int64(farSeek), 131)
-						if !bytes.Equal(got, refs[m].far[i]) {
-							t.Errorf("%s %s at %d: %s, want %s (b3sum)", name, m, farSeek, shortHex(got), shortHex(refs[m].far[i]))
-						}
+		diffAgainstB3sum(t, rng, key, datas, 0, start, func(name string, i int, data []byte) {
+			if s := Sum512(data); !bytes.Equal(s[:], start[hashModePlain][i][:64]) {
+				t.Errorf("%s: Sum512 = %s, want %s (b3sum)", name, shortHex(s[:]), shortHex(start[hashModePlain][i]))
+			}
+			dk := make([]byte, 131)
+			DeriveKey(diffContext, data, dk)
+			if !bytes.Equal(dk, start[hashModeDerive][i]) {
+				t.Errorf("%s: DeriveKey = %s, want %s (b3sum)", name, shortHex(dk), shortHex(start[hashModeDerive][i]))
+			}
+		})
+	})
+	t.Run("far", func(t *testing.T) {
+		b3sumNeed(t, "--seek")
+		farSeek := uint64(math.MaxInt64 - 70) // reads cross 2^63
+		far := map[hashMode][][]byte{}
+		for _, m := range allHashModes {
+			far[m] = b3sumOutputs(t, m, key, diffContext, farSeek, 131, datas...)
+		}
+		forEachBackend(t, func(t *testing.T) {
+			diffAgainstB3sum(t, rng, key, datas, farSeek, far, nil)
+		})
+	})
+}
+
+// diffAgainstB3sum checks the streamed output of every input in every mode
+// at output offset seek against refs (b3sum's), with one thread and with
+// the default; extra, if not nil, checks more for each input.
+func diffAgainstB3sum(t *testing.T, rng *rand.Rand, key []byte, datas [][]byte, seek uint64, refs map[hashMode][][]byte, extra func(name string, i int, data []byte)) {
+	t.Helper()
+	for _, threads := range []int{1, 0} {
+		withMaxThreads(threads, func() {
+			for i, data := range datas {
+				name := "threads=" + strconv.Itoa(threads) + " len=" + strconv.Itoa(len(data))
+				if extra != nil {
+					extra(name, i, data)
+				}
+				for _, m := range allHashModes {
+					_, got := streamOutput(t, rng, m, key, diffContext, data, int64(seek), 131)
+					if !bytes.Equal(got, refs[m][i]) {
+						t.Errorf("%s %s at %d: %s, want %s (b3sum)", name, m, seek, shortHex(got), shortHex(refs[m][i]))
 					}
 				}
-			})
-		}
-	})
+			}
+		})
+	}
 }
 
 // TestDifferentialSeekLimits checks that the native and Go digests agree at
@@ -305,7 +320,7 @@ func TestDifferentialNativeWrap(t *testing.T) {
 	if !nativeActive(t) {
 		t.Skip("native backend not active")
 	}
-	b3sumBinary(t)
+	b3sumNeed(t, "--seek")
 	data := vectorInput(2*bufSize + 3)
 	h := New()
 	_, _ = h.Write(data)

@@ -1,4 +1,4 @@
-//go:build !blake3_noembed && !blake3_nonative && linux && amd64
+//go:build !blake3_noembed && !blake3_nonative && linux && !android && amd64
 
 package blake3
 

@@ -1,4 +1,4 @@
-//go:build !blake3_noembed && !blake3_nonative && linux && arm64
+//go:build !blake3_noembed && !blake3_nonative && linux && !android && arm64
 
 package blake3
 

@@ -1,4 +1,4 @@
-//go:build !blake3_nonative && linux && (amd64 || arm64)
+//go:build !blake3_nonative && linux && !android && (amd64 || arm64)
 
 // The fault matrix of the loader on Linux (issues 3 and 8): every way the
 // native library can be unusable must end in a load error that names the
@@ -61,7 +61,7 @@ func faultBuildStub(t *testing.T, defines ...string) string {
 	cc, err := exec.LookPath("gcc")
 	if err != nil {
 		if cc, err = exec.LookPath("cc"); err != nil {
-			faultSkip(t, "no gcc or cc to build the fault libraries")
+			strictSkip(t, "no gcc or cc to build the fault libraries")
 		}
 	}
 	real := faultRealLibrary(t)
@@ -93,21 +93,21 @@ func faultPlantedLibrary(t *testing.T) string {
 		return abs
 	}
 	if runtime.GOARCH != "amd64" {
-		faultSkip(t, "rust/build.sh planted-bug builds linux/amd64 only; set BLAKE3_TEST_BAD_LIBRARY")
+		strictSkip(t, "rust/build.sh planted-bug builds linux/amd64 only; set BLAKE3_TEST_BAD_LIBRARY")
 	}
 	cargo, err := exec.LookPath("cargo")
 	if err != nil {
 		home, _ := os.UserHomeDir()
 		cargo = filepath.Join(home, ".cargo", "bin", "cargo")
 		if _, err := os.Stat(cargo); err != nil {
-			faultSkip(t, "no BLAKE3_TEST_BAD_LIBRARY and no cargo: cannot build the planted-bug library (rust/build.sh planted-bug OUT)")
+			strictSkip(t, "no BLAKE3_TEST_BAD_LIBRARY and no cargo: cannot build the planted-bug library (rust/build.sh planted-bug OUT)")
 		}
 	}
 	if _, err := os.Stat(filepath.Join("rust", "vendor")); err != nil {
-		faultSkip(t, "no BLAKE3_TEST_BAD_LIBRARY and no rust/vendor (rust/build.sh fetch): cannot build the planted-bug library")
+		strictSkip(t, "no BLAKE3_TEST_BAD_LIBRARY and no rust/vendor (rust/build.sh fetch): cannot build the planted-bug library")
 	}
 	if testing.Short() {
-		faultSkip(t, "-short: not building the planted-bug library (about 40 s); set BLAKE3_TEST_BAD_LIBRARY")
+		strictSkip(t, "-short: not building the planted-bug library (about 40 s); set BLAKE3_TEST_BAD_LIBRARY")
 	}
 	out := filepath.Join(t.TempDir(), "libblake3_purego.so")
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
@@ -117,7 +117,7 @@ func faultPlantedLibrary(t *testing.T) string {
 	start := time.Now()
 	b, err := cmd.CombinedOutput()
 	if err != nil {
-		faultSkip(t, "rust/build.sh planted-bug failed (%v); set BLAKE3_TEST_BAD_LIBRARY:\n%s", err, faultTail(string(b)))
+		strictSkip(t, "rust/build.sh planted-bug failed (%v); set BLAKE3_TEST_BAD_LIBRARY:\n%s", err, faultTail(string(b)))
 	}
 	t.Logf("built the planted-bug library in %v", time.Since(start).Round(time.Second))
 	return out

@@ -1,4 +1,4 @@
-//go:build !blake3_nonative && darwin && (amd64 || arm64)
+//go:build !blake3_nonative && darwin && !ios && (amd64 || arm64)
 
 package blake3
 

@@ -1,4 +1,4 @@
-//go:build !blake3_nonative && linux && (amd64 || arm64)
+//go:build !blake3_nonative && linux && !android && (amd64 || arm64)
 
 package blake3
 
@@ -23,7 +23,7 @@ import (
 // are ignored, and the library comes from memory.
 func TestLoaderPrivilegedIgnoresEnvironment(t *testing.T) {
 	if os.Geteuid() != 0 {
-		faultSkip(t, "needs root to make a setuid-root copy of the test binary")
+		strictSkip(t, "needs root to make a setuid-root copy of the test binary")
 	}
 	faultNeedEmbedded(t)
 	dir := t.TempDir()
@@ -61,7 +61,7 @@ func TestLoaderPrivilegedIgnoresEnvironment(t *testing.T) {
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
 		if strings.Contains(out.String(), "nosuid") || strings.Contains(err.Error(), "permission denied") {
-			faultSkip(t, "cannot run a setuid binary here: %v", err)
+			strictSkip(t, "cannot run a setuid binary here: %v", err)
 		}
 		t.Fatalf("setuid child: %v\n%s", err, faultTail(out.String()))
 	}

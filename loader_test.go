@@ -1,4 +1,4 @@
-//go:build !blake3_nonative && ((linux && (amd64 || arm64)) || (darwin && (amd64 || arm64)) || (windows && amd64))
+//go:build !blake3_nonative && ((linux && !android && (amd64 || arm64)) || (darwin && !ios && (amd64 || arm64)) || (windows && amd64))
 
 // Loader tests that hold on every platform with a loader: the helpers of the
 // fault matrix (faults_test.go holds the Linux-only cases), the environment
@@ -27,20 +27,6 @@ import (
 
 	zeebo "github.com/zeebo/blake3"
 )
-
-// faultStrict turns every skip for a missing tool (gcc, cargo) into a
-// failure: CI sets it where the whole matrix must run.
-func faultStrict() bool { return os.Getenv("BLAKE3_STRICT") == "1" }
-
-// faultSkip skips, or fails under BLAKE3_STRICT=1.
-func faultSkip(t testing.TB, format string, args ...any) {
-	t.Helper()
-	msg := fmt.Sprintf(format, args...)
-	if faultStrict() {
-		t.Fatalf("BLAKE3_STRICT=1: %s", msg)
-	}
-	t.Skip(msg)
-}
 
 // faultLoad is load; each library keeps its own state size, so loading
 // others leaves the process's library untouched.

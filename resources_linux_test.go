@@ -1,4 +1,4 @@
-//go:build !blake3_nonative && linux && (amd64 || arm64)
+//go:build !blake3_nonative && linux && !android && (amd64 || arm64)
 
 package blake3
 

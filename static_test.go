@@ -1,4 +1,4 @@
-//go:build linux
+//go:build linux && !android
 
 // Static builds: with -tags blake3_nonative a CGO_ENABLED=0 binary is fully
 // static and hashes right with nothing around it (an empty chroot); without
@@ -7,7 +7,7 @@
 // chroot holding only Debian 11's glibc it loads the library and hashes
 // right (README.md, "Platforms").
 
-package blake3_test
+package blake3
 
 import (
 	"bytes"
@@ -24,33 +24,22 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/purego-blake3/blake3"
 	zeebo "github.com/zeebo/blake3"
 )
 
-// staticSkip skips, or fails under BLAKE3_STRICT=1 (CI), where every check
-// must run.
-func staticSkip(t *testing.T, format string, args ...any) {
-	t.Helper()
-	msg := fmt.Sprintf(format, args...)
-	if os.Getenv("BLAKE3_STRICT") == "1" {
-		t.Fatalf("BLAKE3_STRICT=1: %s", msg)
-	}
-	t.Skip(msg)
-}
-
-// staticGo finds the go command that built this test.
+// staticGo finds the go command: on PATH, else under $GOROOT.
 func staticGo(t *testing.T) string {
 	t.Helper()
 	if p, err := exec.LookPath("go"); err == nil {
 		return p
 	}
-	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); runtime.GOROOT() != "" {
+	if root := os.Getenv("GOROOT"); root != "" {
+		p := filepath.Join(root, "bin", "go")
 		if _, err := os.Stat(p); err == nil {
 			return p
 		}
 	}
-	staticSkip(t, "no go command to build testdata/staticprog with")
+	strictSkip(t, "no go command to build testdata/staticprog with")
 	return ""
 }
 
@@ -97,7 +86,7 @@ func staticLinkage(t *testing.T, path string) (interp string, needed []string, t
 // staticOutput is what staticprog prints.
 type staticOutput struct {
 	sum     string
-	backend blake3.BackendInfo
+	backend BackendInfo
 }
 
 func staticParse(t *testing.T, what string, out []byte) staticOutput {
@@ -129,7 +118,7 @@ func staticWant() string {
 	for i := range data {
 		data[i] = byte(i % 251)
 	}
-	sum := blake3.Sum256(data)
+	sum := Sum256(data)
 	return hex.EncodeToString(sum[:])
 }
 
@@ -163,7 +152,7 @@ func staticChrootRun(t *testing.T, root, what string, env []string, args ...stri
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if errors.Is(err, syscall.EPERM) {
-		staticSkip(t, "cannot chroot here (not root, and no unprivileged user namespaces): %v", err)
+		strictSkip(t, "cannot chroot here (not root, and no unprivileged user namespaces): %v", err)
 	}
 	if err != nil {
 		t.Fatalf("%s: %v\n%s%s", what, err, out, stderr.Bytes())
@@ -269,7 +258,7 @@ func TestStaticDebian11Chroot(t *testing.T) {
 	}
 	libc6 := filepath.Join("rust", "debian11", runtime.GOARCH, "libc6")
 	if _, err := os.Stat(filepath.Join(libc6, "lib", map[string]string{"amd64": "x86_64-linux-gnu", "arm64": "aarch64-linux-gnu"}[runtime.GOARCH], "libc.so.6")); err != nil {
-		staticSkip(t, "no Debian 11 libc6 for the chroot (%v): run rust/build.sh fetch", err)
+		strictSkip(t, "no Debian 11 libc6 for the chroot (%v): run rust/build.sh fetch", err)
 	}
 	goCmd := staticGo(t)
 	bin := filepath.Join(t.TempDir(), "prog")

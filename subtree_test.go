@@ -64,7 +64,7 @@ func subBackends(t *testing.T, fn func(t *testing.T)) {
 	defer setBackend(prev)
 	if lib != nil {
 		t.Run("native", fn)
-	} else if os.Getenv("BLAKE3_STRICT") == "1" && os.Getenv("BLAKE3_BACKEND") != "go" && ffi.Native {
+	} else if strictTests() && os.Getenv("BLAKE3_BACKEND") != "go" && ffi.Native {
 		t.Fatalf("BLAKE3_STRICT=1 and no native library: %s", active.info.Reason)
 	} else {
 		t.Logf("no native library (%s): Go path only", active.info.Reason)

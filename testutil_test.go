@@ -17,10 +17,6 @@ import (
 	zeebo "github.com/zeebo/blake3"
 )
 
-// strictTests reports BLAKE3_STRICT=1: skips that would hide a missing
-// native library or reference binary become failures (CI sets it).
-func strictTests() bool { return os.Getenv("BLAKE3_STRICT") == "1" }
-
 // nativeActive reports whether the process loaded the native library. Under
 // BLAKE3_STRICT=1, unless BLAKE3_BACKEND=go or the build has no loader, its
 // absence is fatal: the native library must load in CI.

@@ -46,7 +46,7 @@ fi
 cat "$FILE" >/dev/null # warm the page cache
 
 echo "reference: $REF ($("$REF" --version))"
-echo "go:        cmd/b3sum ($("$GO_B3SUM" --version | tr '\n' ';' | sed 's/;$//'))"
+echo "go:        cmd/b3sum ($("$GO_B3SUM" --version); $("$GO_B3SUM" --backend))"
 echo "file:      $FILE, $SIZE_MIB MiB; $ROUNDS rounds, best time; $(nproc 2>/dev/null || sysctl -n hw.ncpu) CPUs"
 echo
 

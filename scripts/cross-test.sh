@@ -12,9 +12,13 @@
 #             against Debian 11's glibc (rust/debian11/arm64/libc6)
 #   darwin    darwin/amd64 and darwin/arm64: the package and ./cmd/b3sum build
 #             (CGO_ENABLED=0) and pass go vet
-#   others    every other target: go vet ./... and go build ./... with
-#             CGO_ENABLED=0, and purego absent from the dependencies (also
-#             for -tags blake3_nonative on the native platforms)
+#   others    every target `go tool dist list` names where a program using
+#             github.com/zeebo/blake3 builds with CGO_ENABLED=0 (42 with Go
+#             1.26; scripts/targetcheck finds them): every package and test
+#             of the module type-checks there, and purego is absent from the
+#             dependencies outside the native platforms; then a few targets
+#             compiled for real (go vet ./... and go build ./...), and
+#             -tags blake3_nonative on the native platforms (build, no purego)
 #   static    TestStaticBuild: -tags blake3_nonative is static and hashes
 #             right in an empty chroot; without it, PT_INTERP and libc
 #
@@ -62,9 +66,12 @@ must_pass='TestVectors TestDifferentialNativeGo TestDifferentialGoRef TestSubtre
 # and the multi-core thresholds).
 probe_n=$((1 << 20 | 12345))
 
-# CROSS_OTHER_TARGETS overrides the list (each costs a compile of the standard
-# library for that target, about 30 s on 2 cores with a cold GOCACHE).
-others=${CROSS_OTHER_TARGETS:-linux/386 linux/arm linux/riscv64 linux/ppc64le linux/s390x linux/loong64 freebsd/amd64 windows/arm64 windows/386}
+# The targets compiled for real in the others step, for what type-checking
+# cannot see (assembly, and its Go declarations); CROSS_OTHER_TARGETS
+# overrides the list. Each costs a compile of the standard library for that
+# target, 30 s to a minute on 2 cores with a cold GOCACHE; scripts/targetcheck
+# covers the whole list by type-checking, in about a minute.
+others=${CROSS_OTHER_TARGETS:-linux/386 linux/arm linux/riscv64 linux/ppc64le linux/s390x linux/loong64 freebsd/amd64 windows/arm64 windows/386 android/arm64}
 native_targets='linux/amd64 linux/arm64 windows/amd64 darwin/amd64 darwin/arm64'
 
 say() { printf '%s\n' "$*"; }
@@ -267,6 +274,12 @@ step_darwin() {
 
 step_others() {
 	local t ok=0
+	# Every target where a zeebo/blake3 program builds: type-checked, with
+	# purego absent outside the native platforms (targetcheck prints one
+	# line per target). Built first: go run would rebuild it per call.
+	x go build -o "$tmp/targetcheck" ./scripts/targetcheck &&
+		x "$tmp/targetcheck" -native "$native_targets"
+	result $? "every target where a zeebo/blake3 program builds (CGO_ENABLED=0: type-check of all packages and tests, no purego off the native platforms)" || ok=1
 	for t in $others; do
 		# vet first: it compiles every dependency, and build then reuses them.
 		(

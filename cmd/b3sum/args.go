@@ -22,6 +22,7 @@ const (
 	argCheck
 	argQuiet
 	argNoProgress
+	argBackend
 	argHelp
 	argVersion
 )
@@ -57,6 +58,7 @@ var argDefs = []argDef{
 	{id: argCheck, long: "check", short: 'c'},
 	{id: argQuiet, long: "quiet"},
 	{id: argNoProgress, long: "no-progress"},
+	{id: argBackend, long: "backend"},
 	{id: argHelp, long: "help", short: 'h'},
 	{id: argVersion, long: "version", short: 'V'},
 }
@@ -108,6 +110,7 @@ const (
 	actionShortHelp
 	actionLongHelp
 	actionVersion
+	actionBackend // --backend, not in the Rust b3sum: print the backend
 )
 
 // options holds the parsed command line.
@@ -320,6 +323,8 @@ func (p *parser) setFlag(d *argDef, short bool) (action, error) {
 		return actionLongHelp, nil
 	case argVersion:
 		return actionVersion, nil
+	case argBackend:
+		return actionBackend, nil
 	case argKeyed:
 		p.opts.keyed = true
 	case argNoMmap:

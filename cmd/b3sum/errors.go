@@ -2,9 +2,7 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"os"
-	"syscall"
 	"unicode"
 	"unicode/utf8"
 )
@@ -13,9 +11,8 @@ import (
 // errors, e.g. "No such file or directory (os error 2)", so that messages
 // match b3sum's. Other errors are printed as they are.
 func errText(err error) string {
-	var errno syscall.Errno
-	if errors.As(err, &errno) {
-		return fmt.Sprintf("%s (os error %d)", capitalize(errno.Error()), uint(errno))
+	if text, ok := errnoText(err); ok {
+		return text
 	}
 	var pe *os.PathError
 	if errors.As(err, &pe) {

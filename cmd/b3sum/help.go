@@ -1,7 +1,8 @@
 package main
 
 // The help texts reproduce b3sum 1.8.1's clap output (which clap wraps at
-// 100 columns), plus this implementation's --no-progress option.
+// 100 columns), plus this implementation's --no-progress and --backend
+// options.
 
 // shortHelp is printed for -h.
 const shortHelp = "" +
@@ -23,6 +24,7 @@ const shortHelp = "" +
 	"  -c, --check                 Read BLAKE3 sums from the [FILE]s and check them\n" +
 	"      --quiet                 Skip printing OK for each checked file\n" +
 	"      --no-progress           Never show a progress line on stderr\n" +
+	"      --backend               Print the hashing backend: native library or Go\n" +
 	"  -h, --help                  Print help (see more with '--help')\n" +
 	"  -V, --version               Print version\n"
 
@@ -90,6 +92,14 @@ const longHelp = "" +
 	"          \n" +
 	"          By default, progress (bytes, rate, ETA) is shown on stderr when it is a terminal and\n" +
 	"          hashing takes more than about a second. This option is not in the Rust b3sum.\n" +
+	"\n" +
+	"      --backend\n" +
+	"          Print the hashing backend: native library or Go\n" +
+	"          \n" +
+	"          One line on stdout: the native BLAKE3 library (version, SIMD, where it was loaded from)\n" +
+	"          or the Go path and why the library is not used. --version prints only the version, as\n" +
+	"          the Rust b3sum does, and this line on stderr when stderr is a terminal. This option is\n" +
+	"          not in the Rust b3sum.\n" +
 	"\n" +
 	"  -h, --help\n" +
 	"          Print help (see a summary with '-h')\n" +

@@ -10,7 +10,11 @@
 //
 // Run "b3sum --help" for the options. In addition to b3sum's options,
 // --no-progress disables the progress line that is otherwise shown on
-// stderr, when it is a terminal, for inputs taking more than a second.
+// stderr, when it is a terminal, for inputs taking more than a second (as
+// wide as the terminal, and erased on Ctrl-C), and --backend prints the
+// hashing backend: the native library or the Go path, and why. --version
+// prints what b3sum 1.8.1 prints, and the backend on stderr when stderr is
+// a terminal.
 //
 // Exit status: 0 on success, 1 if an input could not be read, a check
 // failed or another runtime error occurred, 2 for command-line errors.
@@ -54,12 +58,19 @@ type runner struct {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, isTerminal(os.Stderr.Fd())))
+	fd := os.Stderr.Fd()
+	tty := isTerminal(fd)
+	var width func() int
+	if tty {
+		width = func() int { return termWidth(fd) }
+	}
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, tty, width))
 }
 
 // run executes b3sum with the given arguments and streams and returns the
-// exit status. stderrTTY enables the progress line.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer, stderrTTY bool) int {
+// exit status. stderrTTY enables the progress line (and the backend on
+// stderr after --version); width, if not nil, reports the terminal's width.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, stderrTTY bool, width func() int) int {
 	opts, act, err := parseArgs(args)
 	if err != nil {
 		if ue, ok := err.(*usageError); ok {
@@ -77,7 +88,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, stderrTTY boo
 		fmt.Fprint(stdout, longHelp)
 		return 0
 	case actionVersion:
-		fmt.Fprintf(stdout, "b3sum %s\n%s\n", version, backendLine(blake3.Backend()))
+		// stdout is exactly the Rust b3sum's, for scripts that compare it;
+		// a person at a terminal also sees the backend, on stderr.
+		fmt.Fprintf(stdout, "b3sum %s\n", version)
+		if stderrTTY {
+			fmt.Fprintln(stderr, backendLine(blake3.Backend()))
+		}
+		return 0
+	case actionBackend:
+		fmt.Fprintln(stdout, backendLine(blake3.Backend()))
 		return 0
 	}
 
@@ -95,7 +114,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, stderrTTY boo
 		stdout: bufio.NewWriterSize(stdout, 64*1024),
 		stderr: stderr,
 	}
-	r.prog = &progress{enabled: stderrTTY && !opts.noProgress, w: stderr, mu: &r.errMu}
+	r.prog = &progress{enabled: stderrTTY && !opts.noProgress, w: stderr, mu: &r.errMu, width: width}
+	defer r.prog.watchInterrupts()()
 	switch {
 	case opts.keyed:
 		key, err := readKey(stdin)
@@ -196,7 +216,7 @@ func setThreads(opts *options) {
 	blake3.SetMaxThreads(int(min(n, maxThreads)))
 }
 
-// backendLine describes the active hashing backend for --version, e.g.
+// backendLine describes the active hashing backend for --backend, e.g.
 // "backend: native blake3 1.8.1 (avx512), library embedded (memfd)" or
 // "backend: go github.com/zeebo/blake3 v0.2.4 (avx2); native library not
 // used: REASON" (on the Go path Version already names the module).

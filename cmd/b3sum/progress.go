@@ -14,19 +14,32 @@ const (
 	// progressDelay is how long hashing one input must take before a
 	// progress line appears.
 	progressDelay = time.Second
-	// progressInterval is the refresh period of the progress line.
+	// progressInterval is the refresh period of the progress line; the
+	// terminal's width is asked again at each one, so the line follows a
+	// resize within a quarter of a second (one ioctl, about a microsecond).
 	progressInterval = 250 * time.Millisecond
-	// progressWidth is the widest progress line drawn, in characters.
-	progressWidth = 79
+	// defaultWidth is assumed when the terminal's width cannot be read.
+	defaultWidth = 80
+	// progressMargin is how many columns the line leaves free at the right:
+	// two for the "^C" a terminal echoes when Ctrl-C is pressed, and the
+	// last column, where a character would leave the cursor waiting to
+	// wrap. A line that wrapped could not be erased with a carriage return.
+	progressMargin = 3
+	// minNameLen is how many characters of a shortened name are kept at
+	// least; below that, the line drops other fields first.
+	minNameLen = 8
 )
 
 // progress draws a single, self-erasing status line on stderr while a long
-// input is hashed. It is only enabled when stderr is a terminal and
-// --no-progress was not given; it never writes to stdout.
+// input is hashed, as wide as the terminal allows. It is only enabled when
+// stderr is a terminal and --no-progress was not given; it never writes to
+// stdout.
 type progress struct {
 	enabled bool
 	w       io.Writer
 	mu      *sync.Mutex // serialises writes to w with other stderr output
+	width   func() int  // the terminal's width in columns, 0 if unknown; nil: unknown
+	drawn   int         // columns of the line on screen, 0 if none (guarded by mu)
 }
 
 // meter tracks one input being hashed.
@@ -38,8 +51,12 @@ type meter struct {
 	start   time.Time
 	stop    chan struct{}
 	stopped chan struct{}
-	drawn   int // width of the last line drawn; 0 if nothing is shown
 }
+
+// testThrottle, when set, is called with the size of every piece metered:
+// only the binaries the tests build set it (throttle_testhook.go), to make
+// a progress line last long enough to be looked at.
+var testThrottle func(n int)
 
 // start begins metering an input of total bytes (-1 if unknown). It
 // returns nil when progress is disabled; a nil *meter is valid and inert.
@@ -63,6 +80,9 @@ func (p *progress) start(name string, total int64) *meter {
 func (m *meter) add(n int) {
 	if m != nil {
 		m.done.Add(int64(n))
+		if testThrottle != nil {
+			testThrottle(n)
+		}
 	}
 }
 
@@ -73,11 +93,30 @@ func (m *meter) finish() {
 	}
 	close(m.stop)
 	<-m.stopped
-	if m.drawn > 0 {
-		m.p.mu.Lock()
-		fmt.Fprintf(m.p.w, "\r%s\r", strings.Repeat(" ", m.drawn))
-		m.p.mu.Unlock()
+	m.p.mu.Lock()
+	m.p.erase(0)
+	m.p.mu.Unlock()
+}
+
+// erase blanks the line on screen, if any, and extra columns after it, and
+// returns the cursor to the start of the line. The caller holds p.mu.
+func (p *progress) erase(extra int) {
+	if p.drawn > 0 {
+		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.drawn+extra))
+		p.drawn = 0
 	}
+}
+
+// maxLine is the widest line that may be drawn now.
+func (p *progress) maxLine() int {
+	w := 0
+	if p.width != nil {
+		w = p.width()
+	}
+	if w <= 0 {
+		w = defaultWidth
+	}
+	return max(w-progressMargin, 1)
 }
 
 func (m *meter) loop() {
@@ -104,40 +143,77 @@ func (m *meter) draw(now time.Time) {
 	if elapsed > 0 {
 		rate = float64(done) / elapsed
 	}
-	var line string
-	if m.total >= 0 {
+	width := m.p.maxLine()
+	line := progressLine(m.name, done, m.total, rate, width)
+	n := utf8.RuneCountInString(line)
+	m.p.mu.Lock()
+	defer m.p.mu.Unlock()
+	// Blank what is left of a longer line drawn before, but never past
+	// the margin: after the terminal shrank, padding to the old width
+	// would wrap.
+	pad := ""
+	if k := min(m.p.drawn, width) - n; k > 0 {
+		pad = strings.Repeat(" ", k)
+	}
+	fmt.Fprintf(m.p.w, "\r%s%s", line, pad)
+	m.p.drawn = max(min(m.p.drawn, width), n)
+}
+
+// progressLine is the progress text for the input name, done bytes of total
+// (total < 0: unknown) at rate bytes per second, at most width characters
+// wide. It is the first of these forms that fits, the name shortened from
+// the left (keeping at least minNameLen characters of it) if need be:
+//
+//	b3sum: NAME: 1.00 GiB / 4.00 GiB (25%), 512.00 MiB/s, ETA 0:06
+//	NAME: 25%, 512.00 MiB/s, ETA 0:06
+//	NAME: 25%, ETA 0:06
+//	25%, ETA 0:06                          (cut to width if even that is too wide)
+//
+// and for an input of unknown size "b3sum: NAME: 1.00 GiB, 512.00 MiB/s",
+// "NAME: 1.00 GiB, 512.00 MiB/s", "NAME: 1.00 GiB", "1.00 GiB".
+func progressLine(name string, done, total int64, rate float64, width int) string {
+	const slot = "\x00" // where the name goes in a form
+	var forms []string
+	if total >= 0 {
 		pct := 100.0
-		if m.total > 0 {
-			pct = 100 * float64(done) / float64(m.total)
+		if total > 0 {
+			pct = 100 * float64(done) / float64(total)
 		}
 		eta := "--:--"
-		if rate > 0 && done <= m.total {
-			eta = formatDuration(time.Duration(float64(m.total-done) / rate * float64(time.Second)))
+		if rate > 0 && done <= total {
+			eta = formatDuration(time.Duration(float64(total-done) / rate * float64(time.Second)))
 		}
-		line = fmt.Sprintf("b3sum: %s: %s / %s (%.0f%%), %s/s, ETA %s",
-			m.name, formatBytes(done), formatBytes(m.total), pct, formatBytes(int64(rate)), eta)
+		p := fmt.Sprintf("%.0f%%", pct)
+		forms = []string{
+			fmt.Sprintf("b3sum: %s: %s / %s (%s), %s/s, ETA %s", slot, formatBytes(done), formatBytes(total), p, formatBytes(int64(rate)), eta),
+			fmt.Sprintf("%s: %s, %s/s, ETA %s", slot, p, formatBytes(int64(rate)), eta),
+			fmt.Sprintf("%s: %s, ETA %s", slot, p, eta),
+			fmt.Sprintf("%s, ETA %s", p, eta),
+		}
 	} else {
-		line = fmt.Sprintf("b3sum: %s: %s, %s/s", m.name, formatBytes(done), formatBytes(int64(rate)))
-	}
-	if over := utf8.RuneCountInString(line) - progressWidth; over > 0 {
-		// Shorten the name from the left so that the line never wraps
-		// (a wrapped line could not be erased with a carriage return).
-		name := []rune(m.name)
-		keep := max(len(name)-over-1, 8)
-		if keep < len(name) {
-			line = strings.Replace(line, m.name, "…"+string(name[len(name)-keep:]), 1)
+		forms = []string{
+			fmt.Sprintf("b3sum: %s: %s, %s/s", slot, formatBytes(done), formatBytes(int64(rate))),
+			fmt.Sprintf("%s: %s, %s/s", slot, formatBytes(done), formatBytes(int64(rate))),
+			fmt.Sprintf("%s: %s", slot, formatBytes(done)),
+			formatBytes(done),
 		}
 	}
-	pad := ""
-	if n := utf8.RuneCountInString(line); n < m.drawn {
-		pad = strings.Repeat(" ", m.drawn-n)
+	runes := []rune(name)
+	for _, f := range forms {
+		before, after, named := strings.Cut(f, slot)
+		fixed := utf8.RuneCountInString(before) + utf8.RuneCountInString(after)
+		switch room := width - fixed; {
+		case !named && fixed <= width:
+			return f
+		case !named:
+		case len(runes) <= room:
+			return before + name + after
+		case room-1 >= minNameLen:
+			return before + "…" + string(runes[len(runes)-(room-1):]) + after
+		}
 	}
-	m.p.mu.Lock()
-	fmt.Fprintf(m.p.w, "\r%s%s", line, pad)
-	m.p.mu.Unlock()
-	if n := utf8.RuneCountInString(line); n > m.drawn {
-		m.drawn = n
-	}
+	last := []rune(forms[len(forms)-1])
+	return string(last[:min(len(last), width)])
 }
 
 // formatBytes renders a byte count with binary units, e.g. "1.50 GiB".
