@@ -113,15 +113,24 @@ const pinMin = 16 << 10
 
 // pin locks the goroutine to its thread for a call that hashes or produces
 // n bytes, when n is at least pinMin, and reports whether it did; the
-// caller then defers runtime.UnlockOSThread (deferred, so that no panic can
-// leave the goroutine locked). It nests with the caller's own
-// LockOSThread, if any.
+// caller then defers unpin (deferred, so that no panic can leave the
+// goroutine locked or its slot taken). It nests with the caller's own
+// LockOSThread, if any. A pinned call also takes one of the slots that bound
+// the long calls in flight (callslots.go), before locking: a goroutine
+// parked while locked would keep its thread.
 func pin(n int) bool {
 	if n < pinMin {
 		return false
 	}
+	acquireSlot()
 	runtime.LockOSThread()
 	return true
+}
+
+// unpin undoes pin.
+func unpin() {
+	runtime.UnlockOSThread()
+	releaseSlot()
 }
 
 // ret converts a C int32_t result.
@@ -181,7 +190,7 @@ func ffiInitDeriveKey(l *symbols, st []uint64, ctx []byte) int32 {
 
 func ffiUpdate(l *symbols, st []uint64, p []byte) int32 {
 	if pin(len(p)) {
-		defer runtime.UnlockOSThread()
+		defer unpin()
 	}
 	r := call(l.update, 3, uintptr(unsafe.Pointer(ptr(st))), uintptr(unsafe.Pointer(ptr(p))), uintptr(len(p)), 0, 0, 0, 0)
 	return ret(r)
@@ -189,7 +198,7 @@ func ffiUpdate(l *symbols, st []uint64, p []byte) int32 {
 
 func ffiUpdateRayon(l *symbols, st []uint64, p []byte) int32 {
 	if pin(len(p)) {
-		defer runtime.UnlockOSThread()
+		defer unpin()
 	}
 	r := call(l.updateRayon, 3, uintptr(unsafe.Pointer(ptr(st))), uintptr(unsafe.Pointer(ptr(p))), uintptr(len(p)), 0, 0, 0, 0)
 	return ret(r)
@@ -197,7 +206,7 @@ func ffiUpdateRayon(l *symbols, st []uint64, p []byte) int32 {
 
 func ffiFinalize(l *symbols, st []uint64, seek uint64, out []byte) int32 {
 	if pin(len(out)) {
-		defer runtime.UnlockOSThread()
+		defer unpin()
 	}
 	r := call(l.finalize, 4, uintptr(unsafe.Pointer(ptr(st))), uintptr(seek), uintptr(unsafe.Pointer(ptr(out))), uintptr(len(out)), 0, 0, 0)
 	return ret(r)
@@ -215,7 +224,7 @@ func ffiCount(l *symbols, st []uint64, n *uint64) int32 {
 
 func ffiHash(l *symbols, in, out []byte) int32 {
 	if pin(len(in) + len(out)) {
-		defer runtime.UnlockOSThread()
+		defer unpin()
 	}
 	r := call(l.hash, 4, uintptr(unsafe.Pointer(ptr(in))), uintptr(len(in)), uintptr(unsafe.Pointer(ptr(out))), uintptr(len(out)), 0, 0, 0)
 	return ret(r)
@@ -223,7 +232,7 @@ func ffiHash(l *symbols, in, out []byte) int32 {
 
 func ffiKeyedHash(l *symbols, key *[32]byte, in, out []byte) int32 {
 	if pin(len(in) + len(out)) {
-		defer runtime.UnlockOSThread()
+		defer unpin()
 	}
 	r := call(l.keyedHash, 5, uintptr(unsafe.Pointer(key)), uintptr(unsafe.Pointer(ptr(in))), uintptr(len(in)), uintptr(unsafe.Pointer(ptr(out))), uintptr(len(out)), 0, 0)
 	return ret(r)
@@ -231,7 +240,7 @@ func ffiKeyedHash(l *symbols, key *[32]byte, in, out []byte) int32 {
 
 func ffiDeriveKey(l *symbols, ctx, in, out []byte) int32 {
 	if pin(len(in) + len(out)) {
-		defer runtime.UnlockOSThread()
+		defer unpin()
 	}
 	r := call(l.deriveKey, 6, uintptr(unsafe.Pointer(ptr(ctx))), uintptr(len(ctx)), uintptr(unsafe.Pointer(ptr(in))), uintptr(len(in)), uintptr(unsafe.Pointer(ptr(out))), uintptr(len(out)), 0)
 	return ret(r)
@@ -259,7 +268,7 @@ func ffiMergeNonRoot(l *symbols, left, right *[32]byte, mode uint32, key *[32]by
 
 func ffiMergeRoot(l *symbols, left, right *[32]byte, mode uint32, key *[32]byte, seek uint64, out []byte) int32 {
 	if pin(len(out)) {
-		defer runtime.UnlockOSThread()
+		defer unpin()
 	}
 	r := call(l.mergeRoot, 7, uintptr(unsafe.Pointer(left)), uintptr(unsafe.Pointer(right)), uintptr(mode), uintptr(unsafe.Pointer(key)), uintptr(seek), uintptr(unsafe.Pointer(ptr(out))), uintptr(len(out)))
 	return ret(r)
