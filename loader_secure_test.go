@@ -25,26 +25,8 @@ func TestLoaderPrivilegedIgnoresEnvironment(t *testing.T) {
 		faultSkip(t, "needs root to make a setuid-root copy of the test binary")
 	}
 	faultNeedEmbedded(t)
-	dir := t.TempDir()
-	for d := dir; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	bin := filepath.Join(dir, "suid.test")
-	src, err := os.Open(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	dst, err := os.OpenFile(bin, os.O_CREATE|os.O_WRONLY, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		t.Fatal(err)
-	}
-	dst.Close()
+	bin := faultPublicCopy(t)
+	dir := filepath.Dir(bin)
 	if err := os.Chmod(bin, 0o755|os.ModeSetuid); err != nil {
 		t.Fatal(err)
 	}
@@ -76,6 +58,35 @@ func TestLoaderPrivilegedIgnoresEnvironment(t *testing.T) {
 		t.Errorf("setuid child run by uid 65534 with BLAKE3_LIBRARY and BLAKE3_BACKEND=go: Backend %+v; want native from memory\n%s",
 			r.Info, faultTail(out.String()))
 	}
+}
+
+// faultPublicCopy copies the test binary into a new folder that every user
+// can reach (its ancestors made 0755), for children run as another user.
+func faultPublicCopy(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for d := dir; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := filepath.Join(dir, "public.test")
+	src, err := os.Open(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(bin, os.O_CREATE|os.O_WRONLY, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		t.Fatal(err)
+	}
+	if err := dst.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return bin
 }
 
 // Another object already loaded under the name /proc/self/fd/N (a closed
