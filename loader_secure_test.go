@@ -109,15 +109,15 @@ func TestLoaderMemfdNameTaken(t *testing.T) {
 	}
 	defer closeLibrary(h)
 	f.Close() // fd is free again; its name is still a loaded object's
-	n := len(memfds)
+	n := len(heldFiles)
 	l, err := openFromMemory(embeddedLibrary)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(memfds) != n+1 {
-		t.Fatalf("memfds: %d, want %d", len(memfds), n+1)
+	if len(heldFiles) != n+1 {
+		t.Fatalf("heldFiles: %d, want %d", len(heldFiles), n+1)
 	}
-	if got := int(memfds[n].Fd()); got == fd {
+	if got := int(heldFiles[n].f.Fd()); got == fd {
 		t.Errorf("the library was loaded under the taken name /proc/self/fd/%d", fd)
 	}
 	if l.sym == nil || ffiABIVersion(l.sym) != abiVersion {
