@@ -15,8 +15,10 @@ import (
 // a thread of its own inside the library, and a process under a thread
 // limit (RLIMIT_NPROC, a cgroup's pids.max) where the Go path runs would die
 // in pthread_create. A goroutine waiting for a slot is parked, not runnable,
-// so no thread is started for it. More calls than GOMAXPROCS at once gain
-// nothing: they share the same cores.
+// so no thread is started for it. GOMAXPROCS is also the CPU parallelism
+// the program asked for: more long calls at once than that would exceed it
+// (they run outside the scheduler's count), and with GOMAXPROCS at the
+// number of cores they would only share the cores.
 //
 // The fast path is one compare-and-swap and one add; the mutex and
 // condition are only for goroutines that must wait. The limit is the
