@@ -163,3 +163,31 @@ func TestCacheSwapAfterCheck(t *testing.T) {
 		}
 	}
 }
+
+// An ancestor that may be searched but not listed (root's, mode 0711) is
+// walked as path lookup would walk it: the user's cache folder under it is
+// used (root only: a user other than root is needed, whom mode bits stop).
+func TestCacheAncestorSearchOnly(t *testing.T) {
+	faultNeedEmbedded(t)
+	if os.Geteuid() != 0 {
+		faultSkip(t, "needs root to run the loads as another user")
+	}
+	bin := faultPublicCopy(t)
+	user := swapVictim()
+	x := filepath.Join(filepath.Dir(bin), "x")
+	home := filepath.Join(x, "home")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(home, user, user); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(x, 0o711); err != nil {
+		t.Fatal(err)
+	}
+	outs := swapChildren(t, bin, "cache:"+filepath.Join(home, "cache"), user)
+	counts := swapOutcomes(t, outs, swapCacheLoads, x)
+	if counts["native"] != 4*swapCacheLoads {
+		t.Errorf("cache folder under a 0711 ancestor: %v; want every load native", counts)
+	}
+}

@@ -91,7 +91,7 @@ func resolveFolder(dir string) (string, error) {
 // creating what is missing (mode 0700), and checks each folder it opens
 // before opening the next inside it. It returns the last one, open.
 func walkFolder(path string) (*os.File, error) {
-	fd, err := unix.Open("/", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	fd, err := unix.Open("/", folderOpen|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("cache folder: open /: %w", err)
 	}
@@ -123,7 +123,7 @@ func walkFolder(path string) (*os.File, error) {
 // openSubfolder opens the folder name inside the open folder dir, creating
 // it if missing; a symbolic link there is refused, not followed.
 func openSubfolder(dir int, name string) (int, error) {
-	const flags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
+	const flags = folderOpen | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
 	fd, err := unix.Openat(dir, name, flags, 0)
 	if errors.Is(err, unix.ENOENT) {
 		if err = unix.Mkdirat(dir, name, 0o700); err == nil || errors.Is(err, unix.EEXIST) {

@@ -5,12 +5,18 @@ package blake3
 import (
 	"errors"
 	"os"
+
+	"golang.org/x/sys/unix"
 )
 
 const (
 	libPrefix = "libblake3_purego"
 	libSuffix = ".dylib"
 )
+
+// folderOpen is how walkFolder opens folders (darwin has no O_PATH: a
+// folder on the way must be readable).
+const folderOpen = unix.O_RDONLY
 
 // openFromMemory: macOS cannot load a library from memory, so the embedded
 // copy always goes through the cache folder.

@@ -19,6 +19,11 @@ const (
 	libSuffix = ".so"
 )
 
+// folderOpen is how walkFolder opens folders: O_PATH needs no read
+// permission (a folder that may be searched but not listed, mode 0711, is
+// walked as path lookup would), and is enough for fstat and openat.
+const folderOpen = unix.O_PATH
+
 // openFromMemory loads the library from an anonymous, sealed memory file:
 // nothing is written to disk, and nothing can change the bytes between the
 // checks and dlopen.
