@@ -20,6 +20,10 @@
 //	BLAKE3_LIBRARY=/abs/path/to/libblake3_purego.so  load this file instead
 //	                        of the embedded library (absolute paths only)
 //
+// Loading a library runs its constructors before any check can look at it:
+// BLAKE3_LIBRARY must name a file trusted as much as the program (the
+// README's security notes say what the package checks, and when).
+//
 // Build tags: blake3_noembed leaves the embedded library out (set
 // BLAKE3_LIBRARY instead); blake3_nonative leaves out the loader and purego
 // altogether, so that a CGO_ENABLED=0 binary is fully static.

@@ -1,4 +1,4 @@
-//go:build !blake3_nonative && ((linux && !android) || (darwin && !ios)) && (amd64 || arm64)
+//go:build !blake3_nonative && ((linux && !android && (amd64 || arm64)) || (darwin && !ios))
 
 package blake3
 
@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"syscall"
 
 	"github.com/ebitengine/purego"
 )
@@ -31,14 +30,30 @@ func lookupSymbol(h uintptr, name string) (uintptr, error) {
 
 func closeLibrary(h uintptr) { _ = purego.Dlclose(h) }
 
-// privateDir refuses a cache folder that others could write to, or that
-// belongs to someone else: a library loaded from it runs with our rights.
-func privateDir(dir string, fi os.FileInfo) error {
-	if fi.Mode().Perm()&0o022 != 0 {
-		return fmt.Errorf("cache folder %s is writable by others (mode %v)", dir, fi.Mode().Perm())
+// loadByPath loads the file checked through f by its path, where the
+// platform cannot load through the descriptor itself (darwin; Linux
+// without /proc), and closes f. It refuses a path that no longer names the
+// checked file; the gap left between that look and dlopen's own is closed
+// only by folders no one else can write to, which the cache folder's
+// ancestors are checked to be (cachedir_unix.go).
+func loadByPath(f *os.File, path, source string) (*loaded, error) {
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("native library %s: %w", source, err)
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-		return fmt.Errorf("cache folder %s belongs to uid %d, not %d", dir, st.Uid, os.Getuid())
+	if path == "" {
+		return nil, fmt.Errorf("native library %s: no path to load it by", source)
 	}
-	return nil
+	if !sameFile(path, fi) {
+		return nil, fmt.Errorf("native library %s: %s changed after it was checked", source, path)
+	}
+	return openByPath(path, source)
+}
+
+// sameFile reports whether name (followed if a link) is the file fi
+// describes.
+func sameFile(name string, fi os.FileInfo) bool {
+	st, err := os.Stat(name)
+	return err == nil && os.SameFile(st, fi)
 }

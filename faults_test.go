@@ -58,12 +58,7 @@ func faultRealLibrary(t *testing.T) string {
 // defines, into a shared object forwarding to the real library.
 func faultBuildStub(t *testing.T, defines ...string) string {
 	t.Helper()
-	cc, err := exec.LookPath("gcc")
-	if err != nil {
-		if cc, err = exec.LookPath("cc"); err != nil {
-			strictSkip(t, "no gcc or cc to build the fault libraries")
-		}
-	}
+	cc := faultCC(t)
 	real := faultRealLibrary(t)
 	out := filepath.Join(t.TempDir(), "libfault.so")
 	args := []string{"-shared", "-fPIC", "-O1", "-Wall", "-Werror",
@@ -71,6 +66,32 @@ func faultBuildStub(t *testing.T, defines ...string) string {
 		`-DREAL_LIB="` + real + `"`}
 	args = append(args, defines...)
 	args = append(args, "-o", out, filepath.Join("testdata", "faults", "forward.c"), "-ldl")
+	if b, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", cc, strings.Join(args, " "), err, b)
+	}
+	return out
+}
+
+// faultCC is the C compiler that builds the fault libraries.
+func faultCC(t *testing.T) string {
+	t.Helper()
+	cc, err := exec.LookPath("gcc")
+	if err != nil {
+		if cc, err = exec.LookPath("cc"); err != nil {
+			strictSkip(t, "no gcc or cc to build the fault libraries")
+		}
+	}
+	return cc
+}
+
+// faultBuildConstructor compiles testdata/faults/constructor.c: a library
+// whose constructor appends a line to marker whenever it is loaded.
+func faultBuildConstructor(t *testing.T, marker string) string {
+	t.Helper()
+	cc := faultCC(t)
+	out := filepath.Join(t.TempDir(), "planted.so")
+	args := []string{"-shared", "-fPIC", "-O1", "-Wall", "-Werror", `-DMARKER="` + marker + `"`,
+		"-o", out, filepath.Join("testdata", "faults", "constructor.c")}
 	if b, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
 		t.Fatalf("%s %s: %v\n%s", cc, strings.Join(args, " "), err, b)
 	}
@@ -330,7 +351,7 @@ func faultCheckCacheDir(t *testing.T, dir string) {
 			t.Errorf("%s: unexpected entry %s", dir, e.Name())
 		}
 	}
-	if !sameBytes(want, embeddedLibrary) {
+	if got, err := os.ReadFile(want); err != nil || !bytes.Equal(got, embeddedLibrary) {
 		t.Errorf("%s does not hold the embedded library", want)
 	}
 	fi, err := os.Lstat(want)
@@ -510,11 +531,12 @@ func TestCacheConcurrent(t *testing.T) {
 			defer wg.Done()
 			time.Sleep(time.Until(start))
 			for _, dir := range dirs {
-				path, err := cachedLibrary(dir, embeddedLibrary)
+				f, path, err := openCacheFile(dir, embeddedLibrary)
 				if err != nil {
 					errs <- fmt.Sprintf("goroutine %d: %v", g, err)
 					continue
 				}
+				f.Close()
 				if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, embeddedLibrary) {
 					errs <- fmt.Sprintf("goroutine %d: %s: %d bytes (%v), want the %d of the library", g, path, len(got), err, len(embeddedLibrary))
 				}
@@ -559,9 +581,11 @@ func faultFDs(t *testing.T) int {
 	return len(ents)
 }
 
-// Loading leaves no descriptor open: not the cache file, nor anything on a
-// refusal. A library loaded from memory keeps exactly its one memfd open, by
-// design (its name /proc/self/fd/N must stay its own while it is mapped).
+// Loading leaves no descriptor open on a refusal. A library loaded through
+// a descriptor keeps exactly that one open, by design (its name
+// /proc/self/fd/N must stay its own while it is mapped): one per memfd, and
+// one per cache file, whose later loads go through the name held (the
+// warm-up load holds it here).
 func TestLoaderNoFDLeak(t *testing.T) {
 	faultNeedEmbedded(t)
 	notLib := faultWrite(t, "text.so", []byte(strings.Repeat("not a library\n", 100)), 0o644)

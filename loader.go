@@ -1,13 +1,15 @@
 //go:build !blake3_nonative && ((linux && !android && (amd64 || arm64)) || (darwin && !ios) || (windows && amd64))
 
 // The discovery of the native library: where it comes from, how it is
-// checked, and how it is bound. Platform files (loader_linux.go,
-// loader_darwin.go, loader_windows.go) say only how to open one.
+// checked, and how it is bound. Platform files say how to open one:
+// loader_linux.go, loader_darwin.go, loader_windows.go; BLAKE3_LIBRARY's
+// file in libfile_unix.go, the cache folder in cachedir_unix.go and
+// cache_windows.go, and the load through an open descriptor in
+// loadfd_linux.go and loadfd_darwin.go.
 
 package blake3
 
 import (
-	"bytes"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -76,7 +78,7 @@ func load(cfg loadConfig) (*loaded, error) {
 		if !filepath.IsAbs(cfg.library) {
 			return nil, fmt.Errorf("BLAKE3_LIBRARY=%q is not an absolute path", cfg.library)
 		}
-		return openChecked(cfg.library, cfg.library)
+		return openUserLibrary(cfg.library)
 	}
 	if len(cfg.embedded) == 0 {
 		return nil, fmt.Errorf("no native library is embedded for %s/%s in this build", runtime.GOOS, runtime.GOARCH)
@@ -84,26 +86,9 @@ func load(cfg loadConfig) (*loaded, error) {
 	return openEmbedded(cfg)
 }
 
-// openChecked opens the file at path, binds it and runs the checks; on any
-// failure the library is closed again.
-func openChecked(path, source string) (*loaded, error) {
-	return openVerified(path, source, true)
-}
-
-// openVerified is openChecked; elfCheck false skips the pre-dlopen check of
-// the file, for the embedded bytes in a sealed memfd, which are the
-// program's own.
-func openVerified(path, source string, elfCheck bool) (*loaded, error) {
-	if fi, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("native library: %w", err)
-	} else if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("native library %s is not a regular file", path)
-	}
-	if elfCheck {
-		if err := checkObject(path); err != nil {
-			return nil, fmt.Errorf("native library %s: %w", source, err)
-		}
-	}
+// openByPath dlopens a file the caller has checked, binds it and runs the
+// checks of the library itself; on any failure the library is closed again.
+func openByPath(path, source string) (*loaded, error) {
 	h, err := openLibrary(path)
 	if err != nil {
 		return nil, fmt.Errorf("native library %s: %w", source, err)
@@ -141,14 +126,11 @@ func openEmbedded(cfg loadConfig) (*loaded, error) {
 	if cfg.noCache {
 		return nil, fmt.Errorf("%w (the cache folder is not used by a privileged process)", memErr)
 	}
-	path, err := cachedLibrary(cfg.cacheDir, cfg.embedded)
-	if err != nil {
-		if memErr != nil {
-			return nil, errors.Join(memErr, err)
-		}
-		return nil, err
+	l, err := openCached(cfg.cacheDir, cfg.embedded)
+	if err != nil && memErr != nil {
+		return nil, errors.Join(memErr, err)
 	}
-	return openChecked(path, "embedded (cached at "+path+")")
+	return l, err
 }
 
 // contentName is the file name of a library with these bytes: a change of
@@ -168,10 +150,4 @@ func nativeBackend(l *loaded) backendState {
 			SIMD:    l.sym.SIMD(),
 		},
 	}
-}
-
-// sameBytes reports whether a file holds exactly want.
-func sameBytes(path string, want []byte) bool {
-	got, err := os.ReadFile(path)
-	return err == nil && bytes.Equal(got, want)
 }

@@ -5,6 +5,8 @@ package blake3
 import (
 	"errors"
 	"os"
+
+	"golang.org/x/sys/unix"
 )
 
 const (
@@ -12,13 +14,18 @@ const (
 	libSuffix = ".dylib"
 )
 
+// folderOpen is how walkFolder opens folders (darwin has no O_PATH: a
+// folder on the way must be readable).
+const folderOpen = unix.O_RDONLY
+
 // openFromMemory: macOS cannot load a library from memory, so the embedded
 // copy always goes through the cache folder.
 func openFromMemory([]byte) (*loaded, error) {
 	return nil, errors.New("loading from memory is not supported on darwin")
 }
 
-func checkObject(string) error { return nil }
+// checkObject: the Mach-O header is left to dyld.
+func checkObject(*os.File, int64) error { return nil }
 
 // privileged reports whether the process runs setuid or setgid, when its
 // environment must not choose the code it loads.

@@ -11,7 +11,6 @@ import (
 	"os"
 	"runtime"
 
-	"github.com/ebitengine/purego"
 	"golang.org/x/sys/unix"
 )
 
@@ -20,15 +19,10 @@ const (
 	libSuffix = ".so"
 )
 
-// rtldNoload is glibc's RTLD_NOLOAD: dlopen only finds an object already
-// loaded under that name.
-const rtldNoload = 0x4
-
-// memfds keeps open the memory files whose libraries were loaded: glibc
-// finds loaded objects by name, so while the library is mapped its name
-// /proc/self/fd/N must not be reused by another file (another package's
-// memfd, say, which would then get this library back from dlopen).
-var memfds []*os.File
+// folderOpen is how walkFolder opens folders: O_PATH needs no read
+// permission (a folder that may be searched but not listed, mode 0711, is
+// walked as path lookup would), and is enough for fstat and openat.
+const folderOpen = unix.O_PATH
 
 // openFromMemory loads the library from an anonymous, sealed memory file:
 // nothing is written to disk, and nothing can change the bytes between the
@@ -52,73 +46,24 @@ func openFromMemory(lib []byte) (*loaded, error) {
 		f.Close()
 		return nil, fmt.Errorf("memfd seals: %w", err)
 	}
-	// A name another object was loaded under (a closed memfd with the same
-	// number, by other code) would give that object back: move to a number
-	// whose name is free.
-	for range 8 {
-		path := fmt.Sprintf("/proc/self/fd/%d", f.Fd())
-		if !loadedAs(path) {
-			l, err := openVerified(path, "embedded (memfd)", false)
-			if err != nil {
-				f.Close()
-				return nil, err
-			}
-			memfds = append(memfds, f)
-			return l, nil
-		}
-		nfd, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, int(f.Fd())+1)
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("memfd dup: %w", err)
-		}
-		f = os.NewFile(uintptr(nfd), "memfd:blake3_purego")
-	}
-	f.Close()
-	return nil, errors.New("memfd: every name tried was taken by another loaded object")
+	return loadDescriptor(f, "", "embedded (memfd)")
 }
 
-// loadedAs reports whether an object is already loaded under this name.
-func loadedAs(path string) bool {
-	h, err := purego.Dlopen(path, purego.RTLD_LAZY|rtldNoload)
-	if err != nil || h == 0 {
-		return false
-	}
-	_ = purego.Dlclose(h)
-	return true
-}
-
-// maxObjectSize bounds what checkObject parses: the library is under 1 MB.
-const maxObjectSize = 64 << 20
-
-// checkObject refuses, before dlopen sees it, a file that is not an ELF
-// shared object for this machine (glibc says "No such file or directory"
-// for another architecture) or that is truncated (glibc maps segments past
-// the end of the file and the process dies of SIGBUS). debug/elf is not
-// hardened against hostile input, so a panic in it is a refusal too.
-func checkObject(path string) (err error) {
+// checkObject refuses, before dlopen sees it, a file of size bytes open as
+// f that is not an ELF shared object for this machine (glibc says "No such
+// file or directory" for another architecture) or that is truncated (glibc
+// maps segments past the end of the file and the process dies of SIGBUS).
+// debug/elf is not hardened against hostile input, so a panic in it is a
+// refusal too.
+func checkObject(f *os.File, size int64) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("not a valid ELF shared object (%v)", r)
 		}
 	}()
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	switch {
-	case fi.Size() == 0:
-		return errors.New("empty file")
-	case fi.Size() > maxObjectSize:
-		return fmt.Errorf("%d bytes is too large for this library", fi.Size())
-	}
-	ef, err := elf.NewFile(f)
+	ef, err := elf.NewFile(io.NewSectionReader(f, 0, size))
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return fmt.Errorf("truncated: the file ends inside its ELF headers (%d bytes)", fi.Size())
+		return fmt.Errorf("truncated: the file ends inside its ELF headers (%d bytes)", size)
 	}
 	if err != nil {
 		return fmt.Errorf("not an ELF shared object: %w", err)
@@ -131,8 +76,8 @@ func checkObject(path string) (err error) {
 		return fmt.Errorf("not a shared object (ELF type %v)", ef.Type)
 	}
 	for _, p := range ef.Progs {
-		if p.Type == elf.PT_LOAD && (p.Off > uint64(fi.Size()) || p.Filesz > uint64(fi.Size())-p.Off) {
-			return fmt.Errorf("truncated: a segment ends at byte %d, the file has %d", p.Off+p.Filesz, fi.Size())
+		if p.Type == elf.PT_LOAD && (p.Off > uint64(size) || p.Filesz > uint64(size)-p.Off) {
+			return fmt.Errorf("truncated: a segment ends at byte %d, the file has %d", p.Off+p.Filesz, size)
 		}
 	}
 	return nil

@@ -26,26 +26,8 @@ func TestLoaderPrivilegedIgnoresEnvironment(t *testing.T) {
 		strictSkip(t, "needs root to make a setuid-root copy of the test binary")
 	}
 	faultNeedEmbedded(t)
-	dir := t.TempDir()
-	for d := dir; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	bin := filepath.Join(dir, "suid.test")
-	src, err := os.Open(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	dst, err := os.OpenFile(bin, os.O_CREATE|os.O_WRONLY, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		t.Fatal(err)
-	}
-	dst.Close()
+	bin := faultPublicCopy(t)
+	dir := filepath.Dir(bin)
 	if err := os.Chmod(bin, 0o755|os.ModeSetuid); err != nil {
 		t.Fatal(err)
 	}
@@ -79,6 +61,35 @@ func TestLoaderPrivilegedIgnoresEnvironment(t *testing.T) {
 	}
 }
 
+// faultPublicCopy copies the test binary into a new folder that every user
+// can reach (its ancestors made 0755), for children run as another user.
+func faultPublicCopy(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for d := dir; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := filepath.Join(dir, "public.test")
+	src, err := os.Open(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(bin, os.O_CREATE|os.O_WRONLY, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		t.Fatal(err)
+	}
+	if err := dst.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
 // Another object already loaded under the name /proc/self/fd/N (a closed
 // memfd of other code) must not be taken for this library: the loader moves
 // its memfd to a free name.
@@ -99,15 +110,15 @@ func TestLoaderMemfdNameTaken(t *testing.T) {
 	}
 	defer closeLibrary(h)
 	f.Close() // fd is free again; its name is still a loaded object's
-	n := len(memfds)
+	n := len(heldFiles)
 	l, err := openFromMemory(embeddedLibrary)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(memfds) != n+1 {
-		t.Fatalf("memfds: %d, want %d", len(memfds), n+1)
+	if len(heldFiles) != n+1 {
+		t.Fatalf("heldFiles: %d, want %d", len(heldFiles), n+1)
 	}
-	if got := int(memfds[n].Fd()); got == fd {
+	if got := int(heldFiles[n].f.Fd()); got == fd {
 		t.Errorf("the library was loaded under the taken name /proc/self/fd/%d", fd)
 	}
 	if l.sym == nil || l.sym.ABI() != ffi.ABIVersion {

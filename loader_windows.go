@@ -4,6 +4,7 @@ package blake3
 
 import (
 	"errors"
+	"fmt"
 	"os"
 
 	"golang.org/x/sys/windows"
@@ -35,11 +36,20 @@ func openFromMemory([]byte) (*loaded, error) {
 	return nil, errors.New("loading from memory is not supported on windows")
 }
 
-// privateDir: the per-user cache folder under %LocalAppData% is private by
-// its ACL; there is no mode to check.
-func privateDir(string, os.FileInfo) error { return nil }
-
-func checkObject(string) error { return nil }
+// openUserLibrary loads the file BLAKE3_LIBRARY names, by path, as the
+// user chose it (Windows keeps named pipes under \\.\pipe\, not at a
+// file's path, so the FIFO hang of Unix does not arise). The header is
+// left to LoadLibraryEx.
+func openUserLibrary(path string) (*loaded, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("native library: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("native library %s is not a regular file", path)
+	}
+	return openByPath(path, path)
+}
 
 // privileged: Windows has no setuid; a process's environment is its own.
 func privileged() bool { return false }

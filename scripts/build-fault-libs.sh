@@ -41,6 +41,11 @@ stub tree-size8 -DFAULT_TREE_SIZE=8     # another tree layout
 stub tree-align16 -DFAULT_TREE_ALIGN=16
 stub bad-hash -DFAULT_BAD_HASH          # fails the self-test
 
+# planted library: its constructor appends a line to $OUT/constructor-ran
+# whenever it is loaded (the swap tests: it must never be)
+"$CC" -shared -fPIC -O1 -Wall -Werror -DMARKER="\"$OUT/constructor-ran\"" \
+	-o "$OUT/constructor.so" "$ROOT/testdata/faults/constructor.c" && echo "$OUT/constructor.so"
+
 size=$(wc -c <"$REAL" | tr -d ' ')
 head -c $((size / 2)) "$REAL" >"$OUT/truncated.so" && echo "$OUT/truncated.so"
 : >"$OUT/empty.so" && echo "$OUT/empty.so"

@@ -14,13 +14,21 @@ const pinMin = 16 << 10
 // pin locks the goroutine to its thread for a call that hashes or produces
 // n bytes, when n is at least pinMin, and reports whether it did; the
 // caller then defers unpin (deferred, so that no panic can leave the
-// goroutine locked). It nests with the caller's own LockOSThread, if any.
+// goroutine locked or its slot taken). It nests with the caller's own
+// LockOSThread, if any. A pinned call also takes one of the slots that bound
+// the long calls in flight (callslots.go), before locking: a goroutine
+// parked while locked would keep its thread.
 func pin(n int) bool {
 	if n < pinMin {
 		return false
 	}
+	acquireSlot()
 	runtime.LockOSThread()
 	return true
 }
 
-func unpin() { runtime.UnlockOSThread() }
+// unpin undoes pin.
+func unpin() {
+	runtime.UnlockOSThread()
+	releaseSlot()
+}
