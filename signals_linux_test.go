@@ -1,4 +1,4 @@
-//go:build !blake3_nonative && linux && (amd64 || arm64)
+//go:build !blake3_nonative && linux && !android && (amd64 || arm64)
 
 // Signals and the library's threads: an asynchronous signal that Go ignores
 // must not end a process whose rayon pool exists, wherever the kernel
