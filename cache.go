@@ -1,5 +1,3 @@
-//go:build !blake3_nonative && ((linux && !android && (amd64 || arm64)) || (darwin && !ios) || (windows && amd64))
-
 // The cache folder, for platforms (or sandboxes) that cannot load the
 // embedded library from memory: the library is written once under a
 // content-addressed name, atomically, and compared with the embedded bytes

@@ -24,6 +24,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/purego-blake3/blake3/libs"
 )
 
 // --- Libraries to break --------------------------------------------------
@@ -41,7 +43,7 @@ func faultWrite(t *testing.T, name string, b []byte, mode os.FileMode) string {
 
 func faultNeedEmbedded(t *testing.T) {
 	t.Helper()
-	if len(embeddedLibrary) == 0 {
+	if len(libs.Library) == 0 {
 		t.Skip("no embedded library in this build (blake3_noembed)")
 	}
 }
@@ -51,7 +53,7 @@ func faultNeedEmbedded(t *testing.T) {
 func faultRealLibrary(t *testing.T) string {
 	t.Helper()
 	faultNeedEmbedded(t)
-	return faultWrite(t, "libblake3_purego.so", embeddedLibrary, 0o500)
+	return faultWrite(t, "libblake3_purego.so", libs.Library, 0o500)
 }
 
 // faultBuildStub compiles testdata/faults/forward.c, with the given fault
@@ -149,7 +151,7 @@ func faultPlantedLibrary(t *testing.T) string {
 // Every cause of refusal, and the positive controls beside them.
 func TestFaultMatrix(t *testing.T) {
 	faultNeedEmbedded(t)
-	lib := func(path string) loadConfig { return loadConfig{library: path, embedded: embeddedLibrary} }
+	lib := func(path string) loadConfig { return loadConfig{library: path, embedded: libs.Library} }
 
 	t.Run("GoodLibraryByPath", func(t *testing.T) {
 		path := faultRepoLibrary("linux", runtime.GOARCH)
@@ -159,7 +161,7 @@ func TestFaultMatrix(t *testing.T) {
 		faultExpectNative(t, lib(path), path)
 	})
 	t.Run("EmbeddedMemfd", func(t *testing.T) {
-		faultExpectNative(t, loadConfig{embedded: embeddedLibrary}, "embedded (memfd)")
+		faultExpectNative(t, loadConfig{embedded: libs.Library}, "embedded (memfd)")
 	})
 	t.Run("MissingFile", func(t *testing.T) {
 		p := filepath.Join(t.TempDir(), "nothing-here.so")
@@ -211,12 +213,12 @@ func TestFaultMatrix(t *testing.T) {
 		// end of the file, so these run in a child process: a crash fails
 		// the test instead of ending the test binary. Each cut is inside
 		// the loadable segments (the half is the case of issue 8).
-		for _, keep := range []int{len(embeddedLibrary) / 100, len(embeddedLibrary) / 2, len(embeddedLibrary) * 99 / 100} {
-			p := faultWrite(t, "truncated.so", embeddedLibrary[:keep], 0o755)
+		for _, keep := range []int{len(libs.Library) / 100, len(libs.Library) / 2, len(libs.Library) * 99 / 100} {
+			p := faultWrite(t, "truncated.so", libs.Library[:keep], 0o755)
 			c := faultRunChild(t, "refuse", "BLAKE3_FAULT_LIBRARY="+p)
 			if c.report == nil {
 				t.Errorf("first %d of %d bytes: loading this BLAKE3_LIBRARY killed the process (exit %d); the loader must refuse it, not crash:\n%s",
-					keep, len(embeddedLibrary), c.exitCode, faultHead(c.stderr, 3))
+					keep, len(libs.Library), c.exitCode, faultHead(c.stderr, 3))
 				continue
 			}
 			var v faultVerdict
@@ -329,12 +331,12 @@ func TestLoaderDlerrorText(t *testing.T) {
 
 // faultCachePath is where cachedLibrary puts the embedded library in dir.
 func faultCachePath(dir string) string {
-	sum := sha256.Sum256(embeddedLibrary)
+	sum := sha256.Sum256(libs.Library)
 	return filepath.Join(dir, contentName(sum[:]))
 }
 
 func faultCacheConfig(dir string) loadConfig {
-	return loadConfig{embedded: embeddedLibrary, cacheDir: dir, noMemfd: true}
+	return loadConfig{embedded: libs.Library, cacheDir: dir, noMemfd: true}
 }
 
 // faultCheckCacheDir asserts that dir holds exactly the embedded library,
@@ -351,7 +353,7 @@ func faultCheckCacheDir(t *testing.T, dir string) {
 			t.Errorf("%s: unexpected entry %s", dir, e.Name())
 		}
 	}
-	if got, err := os.ReadFile(want); err != nil || !bytes.Equal(got, embeddedLibrary) {
+	if got, err := os.ReadFile(want); err != nil || !bytes.Equal(got, libs.Library) {
 		t.Errorf("%s does not hold the embedded library", want)
 	}
 	fi, err := os.Lstat(want)
@@ -400,14 +402,14 @@ func TestCacheLoad(t *testing.T) {
 // A damaged file under the library's name is replaced, and the load works.
 func TestCacheDamaged(t *testing.T) {
 	faultNeedEmbedded(t)
-	flipped := bytes.Clone(embeddedLibrary)
+	flipped := bytes.Clone(libs.Library)
 	flipped[len(flipped)/2] ^= 0x10
 	garbage := make([]byte, 4096)
 	_, _ = rand.Read(garbage)
 	for name, content := range map[string][]byte{
 		"garbage":   garbage,
 		"empty":     nil,
-		"truncated": embeddedLibrary[:len(embeddedLibrary)/2],
+		"truncated": libs.Library[:len(libs.Library)/2],
 		"bitflip":   flipped, // same size: the bytes are compared, not the length
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -531,14 +533,14 @@ func TestCacheConcurrent(t *testing.T) {
 			defer wg.Done()
 			time.Sleep(time.Until(start))
 			for _, dir := range dirs {
-				f, path, err := openCacheFile(dir, embeddedLibrary)
+				f, path, err := openCacheFile(dir, libs.Library)
 				if err != nil {
 					errs <- fmt.Sprintf("goroutine %d: %v", g, err)
 					continue
 				}
 				f.Close()
-				if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, embeddedLibrary) {
-					errs <- fmt.Sprintf("goroutine %d: %s: %d bytes (%v), want the %d of the library", g, path, len(got), err, len(embeddedLibrary))
+				if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, libs.Library) {
+					errs <- fmt.Sprintf("goroutine %d: %s: %d bytes (%v), want the %d of the library", g, path, len(got), err, len(libs.Library))
 				}
 			}
 		}()
@@ -595,9 +597,9 @@ func TestLoaderNoFDLeak(t *testing.T) {
 		ok   bool
 		keep int // descriptors each load keeps
 	}{
-		{"memfd", loadConfig{embedded: embeddedLibrary}, true, 1},
+		{"memfd", loadConfig{embedded: libs.Library}, true, 1},
 		{"cache", faultCacheConfig(filepath.Join(t.TempDir(), "x")), true, 0},
-		{"refused", loadConfig{library: notLib, embedded: embeddedLibrary}, false, 0},
+		{"refused", loadConfig{library: notLib, embedded: libs.Library}, false, 0},
 		{"refused-cache", faultCacheConfig(filepath.Join(notLib, "x")), false, 0},
 	}
 	for _, c := range cases {

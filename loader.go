@@ -1,11 +1,9 @@
-//go:build !blake3_nonative && ((linux && !android && (amd64 || arm64)) || (darwin && !ios) || (windows && amd64))
-
 // The discovery of the native library: where it comes from, how it is
 // checked, and how it is bound. Platform files say how to open one:
-// loader_linux.go, loader_darwin.go, loader_windows.go; BLAKE3_LIBRARY's
-// file in libfile_unix.go, the cache folder in cachedir_unix.go and
-// cache_windows.go, and the load through an open descriptor in
-// loadfd_linux.go and loadfd_darwin.go.
+// loader_linux.go, loader_darwin.go and loader_windows.go, loader_unix.go
+// for what Linux and macOS share (BLAKE3_LIBRARY's file), cache_unix.go and
+// cache_windows.go for the cache folder; native_none.go stands in for them
+// in builds without a library.
 
 package blake3
 
@@ -18,6 +16,7 @@ import (
 	"runtime"
 
 	"github.com/purego-blake3/blake3/internal/ffi"
+	"github.com/purego-blake3/blake3/libs"
 )
 
 // loadConfig says where to look for the library; init fills it from the
@@ -39,12 +38,12 @@ type loaded struct {
 func init() {
 	mode, cfg := os.Getenv("BLAKE3_BACKEND"), loadConfig{
 		library:  os.Getenv("BLAKE3_LIBRARY"),
-		embedded: embeddedLibrary,
+		embedded: libs.Library,
 	}
 	if privileged() {
 		// setuid and the like: the environment is the invoking user's, so it
 		// chooses nothing, and no file the user could swap is loaded.
-		mode, cfg = "", loadConfig{embedded: embeddedLibrary, noCache: true}
+		mode, cfg = "", loadConfig{embedded: libs.Library, noCache: true}
 	}
 	loadBackend = func() backendState { return selectBackend(mode, cfg) }
 	if mode == "native" {
@@ -74,6 +73,9 @@ func selectBackend(mode string, cfg loadConfig) backendState {
 // load finds, opens, checks and binds a library, in the order the package
 // documents: BLAKE3_LIBRARY, then the embedded copy.
 func load(cfg loadConfig) (*loaded, error) {
+	if !ffi.Native {
+		return nil, errors.New(ffi.Unavailable)
+	}
 	if cfg.library != "" {
 		if !filepath.IsAbs(cfg.library) {
 			return nil, fmt.Errorf("BLAKE3_LIBRARY=%q is not an absolute path", cfg.library)

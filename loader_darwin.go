@@ -30,3 +30,10 @@ func checkObject(*os.File, int64) error { return nil }
 // privileged reports whether the process runs setuid or setgid, when its
 // environment must not choose the code it loads.
 func privileged() bool { return os.Getuid() != os.Geteuid() || os.Getgid() != os.Getegid() }
+
+// loadDescriptor loads the file checked through f. macOS has no name that
+// opens a descriptor's own file for dlopen, so it loads by path (loadByPath):
+// the cache folder's checked ancestry keeps other users from swapping it.
+func loadDescriptor(f *os.File, path, source string) (*loaded, error) {
+	return loadByPath(f, path, source)
+}

@@ -5,7 +5,6 @@ package blake3
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/purego-blake3/blake3/internal/ffi"
 	"io"
 	"os"
 	"os/exec"
@@ -14,6 +13,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/purego-blake3/blake3/internal/ffi"
+	"github.com/purego-blake3/blake3/libs"
 
 	"golang.org/x/sys/unix"
 )
@@ -100,7 +102,7 @@ func TestLoaderMemfdNameTaken(t *testing.T) {
 		t.Skip("no memfd_create: ", err)
 	}
 	f := os.NewFile(uintptr(fd), "other")
-	if _, err := f.Write(embeddedLibrary); err != nil {
+	if _, err := f.Write(libs.Library); err != nil {
 		t.Fatal(err)
 	}
 	name := "/proc/self/fd/" + strconv.Itoa(fd)
@@ -111,7 +113,7 @@ func TestLoaderMemfdNameTaken(t *testing.T) {
 	defer closeLibrary(h)
 	f.Close() // fd is free again; its name is still a loaded object's
 	n := len(heldFiles)
-	l, err := openFromMemory(embeddedLibrary)
+	l, err := openFromMemory(libs.Library)
 	if err != nil {
 		t.Fatal(err)
 	}

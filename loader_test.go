@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/purego-blake3/blake3/internal/ffi"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,6 +23,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/purego-blake3/blake3/internal/ffi"
+	"github.com/purego-blake3/blake3/libs"
 
 	zeebo "github.com/zeebo/blake3"
 )
@@ -315,7 +317,7 @@ func TestLoaderChild(t *testing.T) {
 	case "refuse":
 		// One fault that might crash the process (a truncated library):
 		// the parent checks the verdict, or the crash.
-		report = faultRun(loadConfig{library: os.Getenv("BLAKE3_FAULT_LIBRARY"), embedded: embeddedLibrary})
+		report = faultRun(loadConfig{library: os.Getenv("BLAKE3_FAULT_LIBRARY"), embedded: libs.Library})
 	case "cache":
 		report = faultCacheChild()
 	default:
@@ -343,7 +345,7 @@ func faultCacheChild() faultCacheReport {
 		time.Sleep(time.Until(time.Unix(0, ns)))
 	}
 	for _, dir := range filepath.SplitList(os.Getenv("BLAKE3_FAULT_CACHE_DIRS")) {
-		l, err := faultLoad(loadConfig{embedded: embeddedLibrary, cacheDir: dir, noMemfd: true})
+		l, err := faultLoad(loadConfig{embedded: libs.Library, cacheDir: dir, noMemfd: true})
 		if err != nil {
 			r.Errors = append(r.Errors, err.Error())
 			continue
@@ -378,7 +380,7 @@ func faultBackendChild(t *testing.T, env ...string) faultBackendReport {
 // --- The environment, read at init ------------------------------------------
 
 func TestLoaderEnvDefault(t *testing.T) {
-	if len(embeddedLibrary) == 0 {
+	if len(libs.Library) == 0 {
 		t.Skip("no embedded library in this build")
 	}
 	r := faultBackendChild(t)
@@ -404,7 +406,7 @@ func TestLoaderEnvBogus(t *testing.T) {
 }
 
 func TestLoaderEnvNativeGood(t *testing.T) {
-	if len(embeddedLibrary) == 0 {
+	if len(libs.Library) == 0 {
 		t.Skip("no embedded library in this build")
 	}
 	r := faultBackendChild(t, "BLAKE3_BACKEND=native")
@@ -427,7 +429,7 @@ func TestLoaderEnvLibraryGood(t *testing.T) {
 		}
 	}
 	// And in this process, through load and selectBackend.
-	faultExpectNative(t, loadConfig{library: path, embedded: embeddedLibrary}, path)
+	faultExpectNative(t, loadConfig{library: path, embedded: libs.Library}, path)
 }
 
 // A relative BLAKE3_LIBRARY is refused (never searched for), even if it
@@ -438,7 +440,7 @@ func TestLoaderEnvLibraryRelative(t *testing.T) {
 	if r.Info.Name != "go" || !strings.Contains(r.Info.Reason, "absolute") {
 		t.Errorf("BLAKE3_LIBRARY=%s: Backend %+v; want go with a Reason saying absolute", rel, r.Info)
 	}
-	faultExpectRefused(t, loadConfig{library: rel, embedded: embeddedLibrary},
+	faultExpectRefused(t, loadConfig{library: rel, embedded: libs.Library},
 		faultCauseOf("a relative path", `not an absolute path`))
 	faultExpectRefused(t, loadConfig{library: "./x.so"}, faultCauseOf("a relative path", `not an absolute path`))
 }
@@ -490,10 +492,10 @@ func firstLine(s string) string {
 // of the library into the process (a library is never unloaded), so keep
 // -benchtime modest.
 func BenchmarkInit(b *testing.B) {
-	if len(embeddedLibrary) == 0 {
+	if len(libs.Library) == 0 {
 		b.Skip("no embedded library in this build")
 	}
-	cfg := loadConfig{embedded: embeddedLibrary, cacheDir: b.TempDir()}
+	cfg := loadConfig{embedded: libs.Library, cacheDir: b.TempDir()}
 	for b.Loop() {
 		if _, err := faultLoad(cfg); err != nil {
 			b.Fatal(err)
@@ -504,10 +506,10 @@ func BenchmarkInit(b *testing.B) {
 // TestLoaderInitTime logs what BenchmarkInit measures, and the self-test's
 // share of it; it asserts nothing about time.
 func TestLoaderInitTime(t *testing.T) {
-	if len(embeddedLibrary) == 0 {
+	if len(libs.Library) == 0 {
 		t.Skip("no embedded library in this build")
 	}
-	cfg := loadConfig{embedded: embeddedLibrary, cacheDir: faultLoadedDir(t)}
+	cfg := loadConfig{embedded: libs.Library, cacheDir: faultLoadedDir(t)}
 	var loads, checks []time.Duration
 	for range 9 {
 		start := time.Now()

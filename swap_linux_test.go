@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/purego-blake3/blake3/libs"
 	"golang.org/x/sys/unix"
 )
 
@@ -110,7 +111,7 @@ func TestCacheSwapAncestor(t *testing.T) {
 			if err := os.WriteFile(faultCachePath(filepath.Join(shared, "planted", "cache")), lib, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(faultCachePath(good), embeddedLibrary, 0o500); err != nil {
+			if err := os.WriteFile(faultCachePath(good), libs.Library, 0o500); err != nil {
 				t.Fatal(err)
 			}
 			for _, p := range []string{filepath.Dir(good), good, faultCachePath(good)} {
@@ -166,7 +167,7 @@ func TestLoaderLibraryFIFO(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := faultLoad(loadConfig{library: fifo, embedded: embeddedLibrary})
+		_, err := faultLoad(loadConfig{library: fifo, embedded: libs.Library})
 		done <- err
 	}()
 	select {
@@ -192,7 +193,7 @@ func TestSwapChild(t *testing.T) {
 	loads := swapCacheLoads
 	switch kind {
 	case "library":
-		cfg, loads = loadConfig{library: arg, embedded: embeddedLibrary}, 30
+		cfg, loads = loadConfig{library: arg, embedded: libs.Library}, 30
 	case "cache":
 		cfg = faultCacheConfig(arg)
 	default:
@@ -266,7 +267,7 @@ func swapOutcomes(t *testing.T, outs []string, loads int, paths ...string) map[s
 func TestLoaderLibrarySwapFIFO(t *testing.T) {
 	faultNeedEmbedded(t)
 	dir := t.TempDir()
-	lib := faultWrite(t, "lib.so", embeddedLibrary, 0o500)
+	lib := faultWrite(t, "lib.so", libs.Library, 0o500)
 	fifo := filepath.Join(dir, "fifo")
 	if err := unix.Mkfifo(fifo, 0o600); err != nil {
 		t.Skip("mkfifo: ", err)

@@ -37,6 +37,9 @@ func runtimeCgocall(fn uintptr, arg unsafe.Pointer) int32
 // Native reports whether this build can load the native library.
 const Native = true
 
+// Unavailable says why this build cannot: it can.
+const Unavailable = ""
+
 // call is the one place the module crosses into the library (see ffi.go).
 // Being marked go:uintptrescapes, it makes every pointer its callers convert
 // to uintptr in its argument list live on the heap and stay alive until it

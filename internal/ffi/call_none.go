@@ -2,6 +2,8 @@
 
 package ffi
 
+import "runtime"
+
 // This is the one file that says which builds have no native library, and
 // why; the rest of the module asks ffi.Native.
 //
@@ -14,6 +16,17 @@ package ffi
 
 // Native reports whether this build can load the native library.
 const Native = false
+
+// Unavailable says why this build cannot.
+var Unavailable = unavailable()
+
+func unavailable() string {
+	switch runtime.GOOS + "/" + runtime.GOARCH {
+	case "linux/amd64", "linux/arm64", "windows/amd64", "darwin/amd64", "darwin/arm64":
+		return "built with the blake3_nonative tag"
+	}
+	return "no native library for " + runtime.GOOS + "/" + runtime.GOARCH
+}
 
 // call is never reached in these builds: no Symbols can be bound.
 func call(fn uintptr, n int, a1, a2, a3, a4, a5, a6, a7 uintptr) uintptr {

@@ -15,6 +15,9 @@ var argSlots = sync.Pool{New: func() any { return new([7]uintptr) }}
 // Native reports whether this build can load the native library.
 const Native = true
 
+// Unavailable says why this build cannot: it can.
+const Unavailable = ""
+
 // call is the one place the module crosses into the library (see ffi.go).
 // Being marked go:uintptrescapes, it makes every pointer its callers convert
 // to uintptr in its argument list live on the heap and stay alive until it

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/purego-blake3/blake3/libs"
 	"golang.org/x/sys/unix"
 )
 
@@ -139,7 +140,7 @@ func TestCacheSwapAfterCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, byPath := range []bool{false, true} {
-		f, path, err := openCacheFile(good, embeddedLibrary)
+		f, path, err := openCacheFile(good, libs.Library)
 		if err != nil {
 			t.Fatal(err)
 		}
