@@ -10,7 +10,7 @@ import (
 
 // BackendInfo describes the implementation this process hashes with.
 type BackendInfo struct {
-	// Name is "native" (the Rust blake3 crate, loaded at init) or "go"
+	// Name is "native" (the Rust blake3 crate, loaded at first use) or "go"
 	// (github.com/zeebo/blake3).
 	Name string
 	// Library is where the native library came from: a path, or

@@ -1,6 +1,6 @@
 package blake3
 
-// Bad input to the API (issue 8), on both backends: every misuse ends in an
+// Bad input to the API, on both backends: every misuse ends in an
 // error, never a panic, and every empty or nil argument behaves as the
 // empty input. Also the batching and dispatch contract of the native path
 // (white box), which the mutation tests (scripts/mutate.sh) lean on.

@@ -9,7 +9,7 @@ import (
 	luke "lukechampine.com/blake3"
 )
 
-// benchSizes are the input sizes of issue 4's table.
+// benchSizes are the input sizes of docs/benchmarks.md's table.
 var benchSizes = []int{0, 64, 256, 1 << 10, 4 << 10, 16 << 10, 64 << 10, 1 << 20, 16 << 20, 64 << 20}
 
 func sizeName(n int) string {

@@ -6,6 +6,7 @@
 package blake3
 
 import (
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,4 +25,10 @@ func cacheFolder(dir string) (string, error) {
 		return "", fmt.Errorf("cache folder: %w", err)
 	}
 	return filepath.Join(base, cacheDirName), nil
+}
+
+// contentName is the file name of a library with these bytes: a change of
+// content is a change of name, so a stale file is never mistaken for another.
+func contentName(sum []byte) string {
+	return libPrefix + "-" + hex.EncodeToString(sum[:16]) + libSuffix
 }

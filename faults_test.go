@@ -212,7 +212,7 @@ func TestFaultMatrix(t *testing.T) {
 		// dlopen of a truncated ELF faults (SIGBUS) on the pages past the
 		// end of the file, so these run in a child process: a crash fails
 		// the test instead of ending the test binary. Each cut is inside
-		// the loadable segments (the half is the case of issue 8).
+		// the loadable segments (the half is the case a review found).
 		for _, keep := range []int{len(libs.Library) / 100, len(libs.Library) / 2, len(libs.Library) * 99 / 100} {
 			p := faultWrite(t, "truncated.so", libs.Library[:keep], 0o755)
 			c := faultRunChild(t, "refuse", "BLAKE3_FAULT_LIBRARY="+p)

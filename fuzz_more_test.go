@@ -1,6 +1,6 @@
 package blake3
 
-// More fuzz targets (issue 8), against zeebo/blake3 as FuzzDifferential:
+// More fuzz targets, against zeebo/blake3 as FuzzDifferential:
 //
 //	FuzzHasherOps:  a program of Write, WriteString, Sum, Clone, Reset and
 //	                Digest on one Hasher, in any order and size.

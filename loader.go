@@ -8,7 +8,6 @@
 package blake3
 
 import (
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -133,12 +132,6 @@ func openEmbedded(cfg loadConfig) (*loaded, error) {
 		return nil, errors.Join(memErr, err)
 	}
 	return l, err
-}
-
-// contentName is the file name of a library with these bytes: a change of
-// content is a change of name, so a stale file is never mistaken for another.
-func contentName(sum []byte) string {
-	return libPrefix + "-" + hex.EncodeToString(sum[:16]) + libSuffix
 }
 
 // nativeBackend describes a loaded library.

@@ -1,6 +1,6 @@
 package blake3
 
-// Resources (issue 8): memory that does not grow with the input or with the
+// Resources: memory that does not grow with the input or with the
 // number of hashers, on the Go heap and (on Linux) in the process's resident
 // memory, where a leak on the native side would show; and no goroutine left
 // behind. Also the > 4 GiB input, streamed and through SumReaderAt, against

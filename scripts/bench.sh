@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the package's benchmarks and the Rust in-process ceiling interleaved,
 # several rounds, then writes docs/benchmarks.md (median table and the ratios
-# issue 4 targets), docs/throughput.svg and docs/benchstat.txt.
+# the project targets), docs/throughput.svg and docs/benchstat.txt.
 #
 #   scripts/bench.sh [ROUNDS] [BENCHTIME]      (defaults: 5 rounds, 300ms)
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Cross-platform checks (issue 7): every platform builds, the native ones run
+# Cross-platform checks: every platform builds, the native ones run
 # their cross-compiled tests under emulation, and a static build is static.
 #
 #   scripts/cross-test.sh [STEP...]     (default: all steps, in this order)

@@ -1,7 +1,7 @@
 // Command benchreport turns `go test -bench` output (BenchmarkSum256 and
 // BenchmarkStream from the blake3 package, plus the Rust ceiling printed in
 // the same format by rust/examples/bench.rs) into a markdown table of median
-// throughputs with the ratios issue 4 targets, and an SVG chart of
+// throughputs with the ratios the project targets, and an SVG chart of
 // throughput against input size. scripts/bench.sh runs it.
 package main
 
