@@ -1,4 +1,4 @@
-//go:build !blake3_nonative && linux && !android && (amd64 || arm64)
+//go:build !blake3_nonative && !android && (amd64 || arm64)
 
 // The cache folder's ancestry rule (cachedir_unix.go), one case at a time,
 // and the load of what was checked when the path changes after the check.
@@ -6,10 +6,18 @@
 package blake3
 
 import (
+	"bytes"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/purego-blake3/blake3/libs"
 	"golang.org/x/sys/unix"
@@ -191,4 +199,247 @@ func TestCacheAncestorSearchOnly(t *testing.T) {
 	if counts["native"] != 4*swapCacheLoads {
 		t.Errorf("cache folder under a 0711 ancestor: %v; want every load native", counts)
 	}
+}
+
+// faultCachePath is where cachedLibrary puts the embedded library in dir.
+func faultCachePath(dir string) string {
+	sum := sha256.Sum256(libs.Library)
+	return filepath.Join(dir, contentName(sum[:]))
+}
+
+func faultCacheConfig(dir string) loadConfig {
+	return loadConfig{embedded: libs.Library, cacheDir: dir, noMemfd: true}
+}
+
+// faultCheckCacheDir asserts that dir holds exactly the embedded library,
+// under its content name, read-only, and no temp file.
+func faultCheckCacheDir(t *testing.T, dir string) {
+	t.Helper()
+	want := faultCachePath(dir)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if p := filepath.Join(dir, e.Name()); p != want {
+			t.Errorf("%s: unexpected entry %s", dir, e.Name())
+		}
+	}
+	if got, err := os.ReadFile(want); err != nil || !bytes.Equal(got, libs.Library) {
+		t.Errorf("%s does not hold the embedded library", want)
+	}
+	fi, err := os.Lstat(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fi.Mode().IsRegular() || fi.Mode().Perm()&0o277 != 0 || fi.Mode().Perm()&0o400 == 0 {
+		t.Errorf("%s: mode %v, want a regular file, 0500 (read-only, owner only)", want, fi.Mode())
+	}
+	di, err := os.Stat(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if di.Mode().Perm() != 0o700 {
+		t.Errorf("%s: mode %v, want 0700", dir, di.Mode().Perm())
+	}
+}
+
+// With memfd unavailable (noMemfd) the embedded library is loaded from the
+// cache folder, and a second load reuses the file.
+func TestCacheLoad(t *testing.T) {
+	faultNeedEmbedded(t)
+	dir := filepath.Join(t.TempDir(), "x")
+	path := faultCachePath(dir)
+	faultExpectNative(t, faultCacheConfig(dir), "embedded (cached at "+path+")")
+	faultCheckCacheDir(t, dir)
+	before, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond) // a rewrite would show in the mtime
+	st, p := faultSelect("auto", faultCacheConfig(dir))
+	if p != "" || st.info.Name != "native" || !strings.Contains(st.info.Library, "cached at "+path) {
+		t.Errorf("second load: %+v %s", st.info, p)
+	}
+	after, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(before, after) || !before.ModTime().Equal(after.ModTime()) {
+		t.Errorf("the second load rewrote %s instead of reusing it", path)
+	}
+	faultCheckCacheDir(t, dir)
+}
+
+// A damaged file under the library's name is replaced, and the load works.
+func TestCacheDamaged(t *testing.T) {
+	faultNeedEmbedded(t)
+	flipped := bytes.Clone(libs.Library)
+	flipped[len(flipped)/2] ^= 0x10
+	garbage := make([]byte, 4096)
+	_, _ = rand.Read(garbage)
+	for name, content := range map[string][]byte{
+		"garbage":   garbage,
+		"empty":     nil,
+		"truncated": libs.Library[:len(libs.Library)/2],
+		"bitflip":   flipped, // same size: the bytes are compared, not the length
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "x")
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			path := faultCachePath(dir)
+			if err := os.WriteFile(path, content, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(path, 0o500); err != nil { // as the loader leaves it
+				t.Fatal(err)
+			}
+			faultExpectNative(t, faultCacheConfig(dir), "embedded (cached at "+path+")")
+			faultCheckCacheDir(t, dir)
+		})
+	}
+}
+
+// A cache folder that cannot be written is a refusal naming the cache, and
+// falls back on Go; with memfd, it does not matter.
+func TestCacheUnwritable(t *testing.T) {
+	faultNeedEmbedded(t)
+	var dir string
+	var cause faultCause
+	if os.Geteuid() == 0 {
+		// Root ignores permission bits, so a folder with mode 0500 is still
+		// writable for root: make the folder impossible to create instead,
+		// under a regular file (ENOTDIR).
+		file := faultWrite(t, "file", []byte("a file, not a folder"), 0o600)
+		dir = filepath.Join(file, "x")
+		cause = faultCauseOf("the cache folder", `cache folder.*not a directory`)
+	} else {
+		dir = filepath.Join(t.TempDir(), "x")
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(dir, 0o500); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = os.Chmod(dir, 0o700) })
+		cause = faultCauseOf("the cache", `cache (file|folder).*permission denied`)
+	}
+	faultExpectRefused(t, faultCacheConfig(dir), cause, dir)
+	cfg := faultCacheConfig(dir)
+	cfg.noMemfd = false
+	faultExpectNative(t, cfg, "embedded (memfd)")
+}
+
+// A cache folder others can write to is refused before anything is written
+// into it or loaded from it.
+func TestCacheOthersWritable(t *testing.T) {
+	faultNeedEmbedded(t)
+	for _, mode := range []os.FileMode{0o720, 0o702, 0o777} {
+		t.Run(fmt.Sprintf("%04o", mode), func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "x")
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(dir, mode); err != nil {
+				t.Fatal(err)
+			}
+			faultExpectRefused(t, faultCacheConfig(dir), faultCauseOf("the folder's mode", `writable by others`), dir)
+			if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+				t.Errorf("the loader wrote into the refused folder: %v", ents)
+			}
+		})
+	}
+}
+
+// A cache folder owned by someone else is refused (root only: it takes
+// chown).
+func TestCacheOtherOwner(t *testing.T) {
+	faultNeedEmbedded(t)
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give a folder away")
+	}
+	dir := filepath.Join(t.TempDir(), "x")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(dir, 4242, 4242); err != nil {
+		t.Skipf("chown: %v", err)
+	}
+	faultExpectRefused(t, faultCacheConfig(dir), faultCauseOf("the owner", `belongs to uid 4242`), dir)
+}
+
+// Extractions racing each other (8 goroutines here, 2 child processes
+// loading) never give a torn file: every caller gets the whole library, the
+// children's loads pass every check, and nothing is left behind.
+func TestCacheConcurrent(t *testing.T) {
+	faultNeedEmbedded(t)
+	const rounds = 12
+	root := t.TempDir()
+	dirs := make([]string, rounds)
+	for i := range dirs {
+		dirs[i] = filepath.Join(root, strconv.Itoa(i), "cache")
+	}
+	start := time.Now().Add(1500 * time.Millisecond)
+	env := []string{
+		"BLAKE3_FAULT_CACHE_DIRS=" + strings.Join(dirs, string(os.PathListSeparator)),
+		"BLAKE3_FAULT_START=" + strconv.FormatInt(start.UnixNano(), 10),
+	}
+	type childResult struct {
+		c   faultChild
+		err error
+	}
+	children := make(chan childResult, 2)
+	for range 2 {
+		go func() {
+			c, err := faultExecChild("cache", env...)
+			children <- childResult{c, err}
+		}()
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 8*rounds)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			time.Sleep(time.Until(start))
+			for _, dir := range dirs {
+				f, path, err := openCacheFile(dir, libs.Library)
+				if err != nil {
+					errs <- fmt.Sprintf("goroutine %d: %v", g, err)
+					continue
+				}
+				f.Close()
+				if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, libs.Library) {
+					errs <- fmt.Sprintf("goroutine %d: %s: %d bytes (%v), want the %d of the library", g, path, len(got), err, len(libs.Library))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	for range 2 {
+		r := <-children
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		var rep faultCacheReport
+		if r.c.report == nil || json.Unmarshal(r.c.report, &rep) != nil {
+			t.Fatalf("child: exit %d, no report\n%s", r.c.exitCode, faultTail(r.c.stderr+r.c.stdout))
+		}
+		if rep.Loaded != rounds || len(rep.Errors) > 0 {
+			t.Errorf("child loaded %d of %d: %v", rep.Loaded, rounds, rep.Errors)
+		}
+	}
+	if time.Now().Before(start) {
+		t.Log("note: everything finished before the agreed start; the race did not happen")
+	}
+	for _, dir := range dirs {
+		faultCheckCacheDir(t, dir)
+	}
+	faultExpectNative(t, faultCacheConfig(dirs[0]), "embedded (cached at "+faultCachePath(dirs[0])+")")
 }

@@ -1,5 +1,3 @@
-//go:build !blake3_nonative && ((linux && !android && (amd64 || arm64)) || (darwin && !ios && (amd64 || arm64)) || (windows && amd64))
-
 // Loader tests that hold on every platform with a loader: the helpers of the
 // fault matrix (faults_test.go holds the Linux-only cases), the environment
 // read at init (in a child process, since init runs once), and the cost of
@@ -15,12 +13,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -306,6 +304,7 @@ type faultBackendReport struct {
 // TestLoaderChild is the body of the child processes; it does nothing unless
 // BLAKE3_FAULT_CHILD says what to do.
 func TestLoaderChild(t *testing.T) {
+	loaderBuild(t)
 	mode := os.Getenv(faultChildEnv)
 	var report any
 	switch mode {
@@ -380,6 +379,7 @@ func faultBackendChild(t *testing.T, env ...string) faultBackendReport {
 // --- The environment, read at init ------------------------------------------
 
 func TestLoaderEnvDefault(t *testing.T) {
+	loaderBuild(t)
 	if len(libs.Library) == 0 {
 		t.Skip("no embedded library in this build")
 	}
@@ -391,6 +391,7 @@ func TestLoaderEnvDefault(t *testing.T) {
 }
 
 func TestLoaderEnvGo(t *testing.T) {
+	loaderBuild(t)
 	r := faultBackendChild(t, "BLAKE3_BACKEND=go")
 	if r.Info.Name != "go" || r.Info.Reason != "BLAKE3_BACKEND=go" || r.Info.Library != "" {
 		t.Errorf("BLAKE3_BACKEND=go: Backend %+v; want go, Reason \"BLAKE3_BACKEND=go\"", r.Info)
@@ -398,6 +399,7 @@ func TestLoaderEnvGo(t *testing.T) {
 }
 
 func TestLoaderEnvBogus(t *testing.T) {
+	loaderBuild(t)
 	r := faultBackendChild(t, "BLAKE3_BACKEND=bogus")
 	if r.Info.Name != "go" || !strings.Contains(r.Info.Reason, `"bogus"`) ||
 		!strings.Contains(r.Info.Reason, "auto, native, go") {
@@ -406,6 +408,7 @@ func TestLoaderEnvBogus(t *testing.T) {
 }
 
 func TestLoaderEnvNativeGood(t *testing.T) {
+	loaderBuild(t)
 	if len(libs.Library) == 0 {
 		t.Skip("no embedded library in this build")
 	}
@@ -418,6 +421,7 @@ func TestLoaderEnvNativeGood(t *testing.T) {
 // BLAKE3_LIBRARY naming the committed library, by absolute path, is loaded
 // from that path at init.
 func TestLoaderEnvLibraryGood(t *testing.T) {
+	loaderBuild(t)
 	path := faultRepoLibrary(runtime.GOOS, runtime.GOARCH)
 	if path == "" {
 		t.Skipf("no committed library for %s/%s", runtime.GOOS, runtime.GOARCH)
@@ -435,6 +439,7 @@ func TestLoaderEnvLibraryGood(t *testing.T) {
 // A relative BLAKE3_LIBRARY is refused (never searched for), even if it
 // names a good library.
 func TestLoaderEnvLibraryRelative(t *testing.T) {
+	loaderBuild(t)
 	rel := filepath.Join("libs", runtime.GOOS+"_"+runtime.GOARCH, "libblake3_purego.so")
 	r := faultBackendChild(t, "BLAKE3_LIBRARY="+rel)
 	if r.Info.Name != "go" || !strings.Contains(r.Info.Reason, "absolute") {
@@ -448,6 +453,7 @@ func TestLoaderEnvLibraryRelative(t *testing.T) {
 // BLAKE3_BACKEND=native with a library that cannot be used panics at init,
 // and the panic says why.
 func TestLoaderEnvNativePanics(t *testing.T) {
+	loaderBuild(t)
 	missing := filepath.Join(t.TempDir(), "missing", "libblake3_purego.so")
 	cases := []struct {
 		lib   string
@@ -471,12 +477,18 @@ func TestLoaderEnvNativePanics(t *testing.T) {
 	}
 }
 
-// faultSignal is the signal that ended a child, or 0.
+// faultSignal is the signal that ended a child, or 0 (and where the
+// platform's wait status has no signals).
 func faultSignal(exit *exec.ExitError) int {
-	if ws, ok := exit.Sys().(interface{ Signal() syscall.Signal }); ok {
-		return int(ws.Signal())
+	ws, ok := exit.Sys().(interface{ Signaled() bool })
+	if !ok || !ws.Signaled() {
+		return 0
 	}
-	return 0
+	m := reflect.ValueOf(ws).MethodByName("Signal")
+	if !m.IsValid() {
+		return 0
+	}
+	return int(m.Call(nil)[0].Int())
 }
 
 func firstLine(s string) string {
@@ -492,6 +504,7 @@ func firstLine(s string) string {
 // of the library into the process (a library is never unloaded), so keep
 // -benchtime modest.
 func BenchmarkInit(b *testing.B) {
+	loaderBuild(b)
 	if len(libs.Library) == 0 {
 		b.Skip("no embedded library in this build")
 	}
@@ -506,6 +519,7 @@ func BenchmarkInit(b *testing.B) {
 // TestLoaderInitTime logs what BenchmarkInit measures, and the self-test's
 // share of it; it asserts nothing about time.
 func TestLoaderInitTime(t *testing.T) {
+	loaderBuild(t)
 	if len(libs.Library) == 0 {
 		t.Skip("no embedded library in this build")
 	}
@@ -549,6 +563,7 @@ func faultLoadedDir(t *testing.T) string {
 // Go path's is refused (the fault stubs are caught earlier, by the empty
 // hash).
 func TestSelfTestExpect(t *testing.T) {
+	loaderBuild(t)
 	wrong := func(o []byte) ffi.Code { copy(o, []byte{1, 2, 4}); return ffi.OK }
 	if expect("x", 3, []byte{1, 2, 3}, wrong) == nil {
 		t.Fatal("expect accepted a wrong output")
@@ -560,5 +575,14 @@ func TestSelfTestExpect(t *testing.T) {
 	failing := func(o []byte) ffi.Code { return ffi.ErrNull }
 	if expect("x", 3, []byte{1, 2, 3}, failing) == nil {
 		t.Fatal("expect accepted a failing call")
+	}
+}
+
+// loaderBuild skips a test of the loader in a build without one
+// (internal/ffi/call_none.go says which).
+func loaderBuild(t testing.TB) {
+	t.Helper()
+	if !ffi.Native {
+		t.Skip("no native library in this build: " + ffi.Unavailable)
 	}
 }

@@ -1,4 +1,4 @@
-//go:build !blake3_nonative && linux && !android && (amd64 || arm64)
+//go:build !blake3_nonative && !android && (amd64 || arm64)
 
 // Signals and the library's threads: an asynchronous signal that Go ignores
 // must not end a process whose rayon pool exists, wherever the kernel
@@ -250,7 +250,7 @@ func (c *signalChild) exit() (code int, how string) {
 	case err = <-done:
 	case <-time.After(time.Minute):
 		_ = c.cmd.Process.Kill()
-		err = <-done
+		<-done
 		return -1, "still running after a minute (killed)"
 	}
 	var exit *exec.ExitError

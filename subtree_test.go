@@ -3,13 +3,14 @@ package blake3
 import (
 	"bytes"
 	"errors"
-	"github.com/purego-blake3/blake3/internal/ffi"
 	"io"
 	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/purego-blake3/blake3/internal/ffi"
 
 	zeebo "github.com/zeebo/blake3"
 )

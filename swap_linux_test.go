@@ -1,4 +1,4 @@
-//go:build !blake3_nonative && linux && !android && (amd64 || arm64)
+//go:build !blake3_nonative && !android && (amd64 || arm64)
 
 // Files swapped under the loader: the cache folder's ancestry exchanged
 // with a planted one, and BLAKE3_LIBRARY exchanged with a FIFO, while it

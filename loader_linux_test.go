@@ -1,10 +1,4 @@
-//go:build !blake3_nonative && linux && !android && (amd64 || arm64)
-
-// The fault matrix of the loader on Linux (issues 3 and 8): every way the
-// native library can be unusable must end in a load error that names the
-// cause, a Go backend with that reason that still hashes right, and a panic
-// naming it under BLAKE3_BACKEND=native. Plus the cache folder, memfd, and
-// file descriptors.
+//go:build !blake3_nonative && !android && (amd64 || arm64)
 
 package blake3
 
@@ -12,23 +6,23 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/purego-blake3/blake3/internal/ffi"
 	"github.com/purego-blake3/blake3/libs"
+	"golang.org/x/sys/unix"
 )
-
-// --- Libraries to break --------------------------------------------------
 
 // faultWrite writes b to a new file name in a temp folder, returning its
 // absolute path.
@@ -145,8 +139,6 @@ func faultPlantedLibrary(t *testing.T) string {
 	t.Logf("built the planted-bug library in %v", time.Since(start).Round(time.Second))
 	return out
 }
-
-// --- The matrix -------------------------------------------------------------
 
 // Every cause of refusal, and the positive controls beside them.
 func TestFaultMatrix(t *testing.T) {
@@ -327,253 +319,6 @@ func TestLoaderDlerrorText(t *testing.T) {
 	}
 }
 
-// --- The cache folder -----------------------------------------------------
-
-// faultCachePath is where cachedLibrary puts the embedded library in dir.
-func faultCachePath(dir string) string {
-	sum := sha256.Sum256(libs.Library)
-	return filepath.Join(dir, contentName(sum[:]))
-}
-
-func faultCacheConfig(dir string) loadConfig {
-	return loadConfig{embedded: libs.Library, cacheDir: dir, noMemfd: true}
-}
-
-// faultCheckCacheDir asserts that dir holds exactly the embedded library,
-// under its content name, read-only, and no temp file.
-func faultCheckCacheDir(t *testing.T, dir string) {
-	t.Helper()
-	want := faultCachePath(dir)
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		if p := filepath.Join(dir, e.Name()); p != want {
-			t.Errorf("%s: unexpected entry %s", dir, e.Name())
-		}
-	}
-	if got, err := os.ReadFile(want); err != nil || !bytes.Equal(got, libs.Library) {
-		t.Errorf("%s does not hold the embedded library", want)
-	}
-	fi, err := os.Lstat(want)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !fi.Mode().IsRegular() || fi.Mode().Perm()&0o277 != 0 || fi.Mode().Perm()&0o400 == 0 {
-		t.Errorf("%s: mode %v, want a regular file, 0500 (read-only, owner only)", want, fi.Mode())
-	}
-	di, err := os.Stat(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if di.Mode().Perm() != 0o700 {
-		t.Errorf("%s: mode %v, want 0700", dir, di.Mode().Perm())
-	}
-}
-
-// With memfd unavailable (noMemfd) the embedded library is loaded from the
-// cache folder, and a second load reuses the file.
-func TestCacheLoad(t *testing.T) {
-	faultNeedEmbedded(t)
-	dir := filepath.Join(t.TempDir(), "x")
-	path := faultCachePath(dir)
-	faultExpectNative(t, faultCacheConfig(dir), "embedded (cached at "+path+")")
-	faultCheckCacheDir(t, dir)
-	before, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(20 * time.Millisecond) // a rewrite would show in the mtime
-	st, p := faultSelect("auto", faultCacheConfig(dir))
-	if p != "" || st.info.Name != "native" || !strings.Contains(st.info.Library, "cached at "+path) {
-		t.Errorf("second load: %+v %s", st.info, p)
-	}
-	after, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !os.SameFile(before, after) || !before.ModTime().Equal(after.ModTime()) {
-		t.Errorf("the second load rewrote %s instead of reusing it", path)
-	}
-	faultCheckCacheDir(t, dir)
-}
-
-// A damaged file under the library's name is replaced, and the load works.
-func TestCacheDamaged(t *testing.T) {
-	faultNeedEmbedded(t)
-	flipped := bytes.Clone(libs.Library)
-	flipped[len(flipped)/2] ^= 0x10
-	garbage := make([]byte, 4096)
-	_, _ = rand.Read(garbage)
-	for name, content := range map[string][]byte{
-		"garbage":   garbage,
-		"empty":     nil,
-		"truncated": libs.Library[:len(libs.Library)/2],
-		"bitflip":   flipped, // same size: the bytes are compared, not the length
-	} {
-		t.Run(name, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "x")
-			if err := os.Mkdir(dir, 0o700); err != nil {
-				t.Fatal(err)
-			}
-			path := faultCachePath(dir)
-			if err := os.WriteFile(path, content, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Chmod(path, 0o500); err != nil { // as the loader leaves it
-				t.Fatal(err)
-			}
-			faultExpectNative(t, faultCacheConfig(dir), "embedded (cached at "+path+")")
-			faultCheckCacheDir(t, dir)
-		})
-	}
-}
-
-// A cache folder that cannot be written is a refusal naming the cache, and
-// falls back on Go; with memfd, it does not matter.
-func TestCacheUnwritable(t *testing.T) {
-	faultNeedEmbedded(t)
-	var dir string
-	var cause faultCause
-	if os.Geteuid() == 0 {
-		// Root ignores permission bits, so a folder with mode 0500 is still
-		// writable for root: make the folder impossible to create instead,
-		// under a regular file (ENOTDIR).
-		file := faultWrite(t, "file", []byte("a file, not a folder"), 0o600)
-		dir = filepath.Join(file, "x")
-		cause = faultCauseOf("the cache folder", `cache folder.*not a directory`)
-	} else {
-		dir = filepath.Join(t.TempDir(), "x")
-		if err := os.Mkdir(dir, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chmod(dir, 0o500); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = os.Chmod(dir, 0o700) })
-		cause = faultCauseOf("the cache", `cache (file|folder).*permission denied`)
-	}
-	faultExpectRefused(t, faultCacheConfig(dir), cause, dir)
-	cfg := faultCacheConfig(dir)
-	cfg.noMemfd = false
-	faultExpectNative(t, cfg, "embedded (memfd)")
-}
-
-// A cache folder others can write to is refused before anything is written
-// into it or loaded from it.
-func TestCacheOthersWritable(t *testing.T) {
-	faultNeedEmbedded(t)
-	for _, mode := range []os.FileMode{0o720, 0o702, 0o777} {
-		t.Run(fmt.Sprintf("%04o", mode), func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "x")
-			if err := os.Mkdir(dir, 0o700); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Chmod(dir, mode); err != nil {
-				t.Fatal(err)
-			}
-			faultExpectRefused(t, faultCacheConfig(dir), faultCauseOf("the folder's mode", `writable by others`), dir)
-			if ents, _ := os.ReadDir(dir); len(ents) != 0 {
-				t.Errorf("the loader wrote into the refused folder: %v", ents)
-			}
-		})
-	}
-}
-
-// A cache folder owned by someone else is refused (root only: it takes
-// chown).
-func TestCacheOtherOwner(t *testing.T) {
-	faultNeedEmbedded(t)
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to give a folder away")
-	}
-	dir := filepath.Join(t.TempDir(), "x")
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chown(dir, 4242, 4242); err != nil {
-		t.Skipf("chown: %v", err)
-	}
-	faultExpectRefused(t, faultCacheConfig(dir), faultCauseOf("the owner", `belongs to uid 4242`), dir)
-}
-
-// Extractions racing each other (8 goroutines here, 2 child processes
-// loading) never give a torn file: every caller gets the whole library, the
-// children's loads pass every check, and nothing is left behind.
-func TestCacheConcurrent(t *testing.T) {
-	faultNeedEmbedded(t)
-	const rounds = 12
-	root := t.TempDir()
-	dirs := make([]string, rounds)
-	for i := range dirs {
-		dirs[i] = filepath.Join(root, strconv.Itoa(i), "cache")
-	}
-	start := time.Now().Add(1500 * time.Millisecond)
-	env := []string{
-		"BLAKE3_FAULT_CACHE_DIRS=" + strings.Join(dirs, string(os.PathListSeparator)),
-		"BLAKE3_FAULT_START=" + strconv.FormatInt(start.UnixNano(), 10),
-	}
-	type childResult struct {
-		c   faultChild
-		err error
-	}
-	children := make(chan childResult, 2)
-	for range 2 {
-		go func() {
-			c, err := faultExecChild("cache", env...)
-			children <- childResult{c, err}
-		}()
-	}
-	var wg sync.WaitGroup
-	errs := make(chan string, 8*rounds)
-	for g := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			time.Sleep(time.Until(start))
-			for _, dir := range dirs {
-				f, path, err := openCacheFile(dir, libs.Library)
-				if err != nil {
-					errs <- fmt.Sprintf("goroutine %d: %v", g, err)
-					continue
-				}
-				f.Close()
-				if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, libs.Library) {
-					errs <- fmt.Sprintf("goroutine %d: %s: %d bytes (%v), want the %d of the library", g, path, len(got), err, len(libs.Library))
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for e := range errs {
-		t.Error(e)
-	}
-	for range 2 {
-		r := <-children
-		if r.err != nil {
-			t.Fatal(r.err)
-		}
-		var rep faultCacheReport
-		if r.c.report == nil || json.Unmarshal(r.c.report, &rep) != nil {
-			t.Fatalf("child: exit %d, no report\n%s", r.c.exitCode, faultTail(r.c.stderr+r.c.stdout))
-		}
-		if rep.Loaded != rounds || len(rep.Errors) > 0 {
-			t.Errorf("child loaded %d of %d: %v", rep.Loaded, rounds, rep.Errors)
-		}
-	}
-	if time.Now().Before(start) {
-		t.Log("note: everything finished before the agreed start; the race did not happen")
-	}
-	for _, dir := range dirs {
-		faultCheckCacheDir(t, dir)
-	}
-	faultExpectNative(t, faultCacheConfig(dirs[0]), "embedded (cached at "+faultCachePath(dirs[0])+")")
-}
-
-// --- File descriptors -----------------------------------------------------
-
 func faultFDs(t *testing.T) int {
 	t.Helper()
 	ents, err := os.ReadDir("/proc/self/fd")
@@ -627,5 +372,113 @@ func TestLoaderMemfdAtInit(t *testing.T) {
 	faultNeedEmbedded(t)
 	if b := Backend(); b.Name != "native" || b.Library != "embedded (memfd)" {
 		t.Errorf("Backend() = %+v; want native from embedded (memfd)", b)
+	}
+}
+
+// A setuid program run by another user must not let that user's
+// environment choose the code it loads: BLAKE3_LIBRARY and BLAKE3_BACKEND
+// are ignored, and the library comes from memory.
+func TestLoaderPrivilegedIgnoresEnvironment(t *testing.T) {
+	if os.Geteuid() != 0 {
+		strictSkip(t, "needs root to make a setuid-root copy of the test binary")
+	}
+	faultNeedEmbedded(t)
+	bin := faultPublicCopy(t)
+	dir := filepath.Dir(bin)
+	if err := os.Chmod(bin, 0o755|os.ModeSetuid); err != nil {
+		t.Fatal(err)
+	}
+	evil := filepath.Join(dir, "evil.so")
+	if err := os.WriteFile(evil, []byte("not the library"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-test.run=^TestLoaderChild$", "-test.count=1", "-test.v")
+	cmd.Dir = dir
+	cmd.Env = []string{faultChildEnv + "=backend", "BLAKE3_LIBRARY=" + evil, "BLAKE3_BACKEND=go", "PATH=/usr/bin:/bin"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		if strings.Contains(out.String(), "nosuid") || strings.Contains(err.Error(), "permission denied") {
+			strictSkip(t, "cannot run a setuid binary here: %v", err)
+		}
+		t.Fatalf("setuid child: %v\n%s", err, faultTail(out.String()))
+	}
+	var r faultBackendReport
+	for line := range strings.Lines(out.String()) {
+		if s, ok := strings.CutPrefix(strings.TrimSpace(line), faultChildOut); ok {
+			if err := json.Unmarshal([]byte(s), &r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if r.Info.Name != "native" || r.Info.Library != "embedded (memfd)" {
+		t.Errorf("setuid child run by uid 65534 with BLAKE3_LIBRARY and BLAKE3_BACKEND=go: Backend %+v; want native from memory\n%s",
+			r.Info, faultTail(out.String()))
+	}
+}
+
+// faultPublicCopy copies the test binary into a new folder that every user
+// can reach (its ancestors made 0755), for children run as another user.
+func faultPublicCopy(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for d := dir; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := filepath.Join(dir, "public.test")
+	src, err := os.Open(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(bin, os.O_CREATE|os.O_WRONLY, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		t.Fatal(err)
+	}
+	if err := dst.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// Another object already loaded under the name /proc/self/fd/N (a closed
+// memfd of other code) must not be taken for this library: the loader moves
+// its memfd to a free name.
+func TestLoaderMemfdNameTaken(t *testing.T) {
+	faultNeedEmbedded(t)
+	fd, err := unix.MemfdCreate("other", unix.MFD_CLOEXEC)
+	if err != nil {
+		t.Skip("no memfd_create: ", err)
+	}
+	f := os.NewFile(uintptr(fd), "other")
+	if _, err := f.Write(libs.Library); err != nil {
+		t.Fatal(err)
+	}
+	name := "/proc/self/fd/" + strconv.Itoa(fd)
+	h, err := openLibrary(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeLibrary(h)
+	f.Close() // fd is free again; its name is still a loaded object's
+	n := len(heldFiles)
+	l, err := openFromMemory(libs.Library)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(heldFiles) != n+1 {
+		t.Fatalf("heldFiles: %d, want %d", len(heldFiles), n+1)
+	}
+	if got := int(heldFiles[n].f.Fd()); got == fd {
+		t.Errorf("the library was loaded under the taken name /proc/self/fd/%d", fd)
+	}
+	if l.sym == nil || l.sym.ABI() != ffi.ABIVersion {
+		t.Errorf("the library loaded under a new name does not answer")
 	}
 }

@@ -1,17 +1,15 @@
-package blake3
+// The Hasher: its API on bad and edge input, its batching, and concurrent
+// use of independent hashers.
 
-// Bad input to the API, on both backends: every misuse ends in an
-// error, never a panic, and every empty or nil argument behaves as the
-// empty input. Also the batching and dispatch contract of the native path
-// (white box), which the mutation tests (scripts/mutate.sh) lean on.
+package blake3
 
 import (
 	"bytes"
 	"fmt"
 	"io"
 	"math"
-	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	zeebo "github.com/zeebo/blake3"
@@ -58,156 +56,6 @@ func TestBadInputKeyLengths(t *testing.T) {
 		_, _ = h.Write(vectorInput(bufSize + 7))
 		if got, want := h.Sum(nil), refOutput(t, hashModeKeyed, []byte(vectorKey), "", vectorInput(bufSize+7), 0, 32); !bytes.Equal(got, want) {
 			t.Errorf("keyed hash after the caller changed its key slice: %s, want %s", shortHex(got), shortHex(want))
-		}
-	})
-}
-
-func TestBadInputSeek(t *testing.T) {
-	forEachBackend(t, func(t *testing.T) {
-		for _, n := range badSizes {
-			data := vectorInput(n)
-			h := New()
-			_, _ = h.Write(data)
-			d := h.Digest()
-			ref := func(seek int64, k int) []byte { return refOutput(t, hashModePlain, nil, "", data, seek, k) }
-			if pos, err := d.Seek(100, io.SeekStart); err != nil || pos != 100 {
-				t.Fatalf("len %d: Seek(100, SeekStart) = %d, %v", n, pos, err)
-			}
-			bad := []struct {
-				off    int64
-				whence int
-			}{
-				{-1, io.SeekStart}, {math.MinInt64, io.SeekStart},
-				{0, io.SeekEnd}, {10, io.SeekEnd}, {-10, io.SeekEnd},
-				{0, 7}, {0, -1}, {0, 3}, {5, math.MaxInt32},
-				{-101, io.SeekCurrent}, {math.MinInt64, io.SeekCurrent},
-			}
-			for _, b := range bad {
-				badNoPanic(t, fmt.Sprintf("Seek(%d, %d)", b.off, b.whence), func() {
-					if _, err := d.Seek(b.off, b.whence); err == nil || err.Error() == "" {
-						t.Errorf("len %d: Seek(%d, whence %d) did not fail", n, b.off, b.whence)
-					}
-				})
-			}
-			// A failed seek leaves the position where it was.
-			got := make([]byte, 40)
-			if _, err := d.Read(got); err != nil || !bytes.Equal(got, ref(100, 40)) {
-				t.Fatalf("len %d: read after failed seeks: %s, %v; want %s", n, shortHex(got), err, shortHex(ref(100, 40)))
-			}
-		}
-	})
-}
-
-func TestBadInputSeekCurrent(t *testing.T) {
-	forEachBackend(t, func(t *testing.T) {
-		for _, n := range badSizes {
-			data := vectorInput(n)
-			for _, m := range allHashModes {
-				h := newModeHasher(t, m, []byte(vectorKey), vectorContext)
-				_, _ = h.Write(data)
-				d := h.Digest()
-				ref := func(seek int64, k int) []byte {
-					return refOutput(t, m, []byte(vectorKey), vectorContext, data, seek, k)
-				}
-				seek := func(off int64, whence int, want int64) {
-					t.Helper()
-					if pos, err := d.Seek(off, whence); err != nil || pos != want {
-						t.Fatalf("%s len %d: Seek(%d, %d) = %d, %v; want %d", m, n, off, whence, pos, err, want)
-					}
-				}
-				read := func(k int, at int64) {
-					t.Helper()
-					got := make([]byte, k)
-					if _, err := d.Read(got); err != nil || !bytes.Equal(got, ref(at, k)) {
-						t.Fatalf("%s len %d: %d bytes at %d: %s, %v; want %s", m, n, k, at, shortHex(got), err, shortHex(ref(at, k)))
-					}
-				}
-				seek(0, io.SeekCurrent, 0)
-				read(10, 0)
-				seek(0, io.SeekCurrent, 10) // Read moves the position
-				read(7, 10)
-				read(1, 17)
-				seek(0, io.SeekCurrent, 18)
-				seek(100, io.SeekStart, 100)
-				seek(30, io.SeekCurrent, 130)
-				read(65, 130)
-				seek(-80, io.SeekCurrent, 115)
-				read(16, 115)
-				seek(-131, io.SeekCurrent, 0)
-				if _, err := d.Seek(-1, io.SeekCurrent); err == nil {
-					t.Fatalf("%s len %d: Seek(-1, SeekCurrent) at 0 did not fail", m, n)
-				}
-				seek(0, io.SeekCurrent, 0)
-				seek(1<<40+3, io.SeekCurrent, 1<<40+3)
-				read(64, 1<<40+3)
-				seek(math.MaxInt64, io.SeekStart, math.MaxInt64)
-				seek(0, io.SeekCurrent, math.MaxInt64)
-				// One more would overflow an int64: an error, not a wrap.
-				if pos, err := d.Seek(1, io.SeekCurrent); err == nil {
-					t.Fatalf("%s len %d: Seek(1, SeekCurrent) at MaxInt64 = %d, no error", m, n, pos)
-				}
-				seek(-(math.MaxInt64 - 5), io.SeekCurrent, 5)
-				read(3, 5)
-			}
-		}
-	})
-}
-
-// TestBadInputHugeRead reads 64 MiB of output in one Read, at the start and
-// at a far offset, and compares it with reads in small pieces and with
-// zeebo's output. (-short: a native digest at a far offset only.)
-func TestBadInputHugeRead(t *testing.T) {
-	const huge = 64 << 20
-	big := make([]byte, huge)
-	piece := make([]byte, huge)
-	seeks, sizes := []int64{1<<50 + 13}, []int{bufSize + 1}
-	if !testing.Short() {
-		seeks, sizes = append(seeks, 0), append(sizes, 3)
-	}
-	wants := map[string][]byte{}
-	forEachBackend(t, func(t *testing.T) {
-		for _, n := range sizes {
-			data := vectorInput(n)
-			for _, seek := range seeks {
-				h := New()
-				_, _ = h.Write(data)
-				d := h.Digest()
-				_, _ = d.Seek(seek, io.SeekStart)
-				if k, err := d.Read(big); k != huge || err != nil {
-					t.Fatalf("len %d: Read(64 MiB) = %d, %v", n, k, err)
-				}
-				if pos, _ := d.Seek(0, io.SeekCurrent); pos != seek+huge {
-					t.Fatalf("len %d: position after Read(64 MiB) from %d: %d", n, seek, pos)
-				}
-				// Pieces of odd sizes from another digest of the same hasher.
-				d2 := h.Digest()
-				_, _ = d2.Seek(seek, io.SeekStart)
-				for off, k := 0, 1; off < huge; k = k*3 + 1 {
-					k = min(k, huge-off)
-					_, _ = d2.Read(piece[off : off+k])
-					off += k
-				}
-				id := fmt.Sprint(n, "@", seek)
-				want := wants[id]
-				if want == nil {
-					want = make([]byte, huge)
-					z := zeebo.New()
-					_, _ = z.Write(data)
-					zd := z.Digest()
-					_, _ = zd.Seek(seek, io.SeekStart)
-					_, _ = zd.Read(want)
-					wants[id] = want
-				}
-				if !bytes.Equal(big, want) {
-					t.Fatalf("len %d seek %d: one 64 MiB Read differs from zeebo", n, seek)
-				}
-				if !bytes.Equal(piece, want) {
-					t.Fatalf("len %d seek %d: 64 MiB read in pieces differs from zeebo", n, seek)
-				}
-			}
-		}
-		if n, err := new(Hasher).Digest().Read(big[:0]); n != 0 || err != nil {
-			t.Fatalf("Read of an empty slice = %d, %v", n, err)
 		}
 	})
 }
@@ -440,18 +288,6 @@ func TestBadInputZeroValues(t *testing.T) {
 
 func hexString(b []byte) string { return fmt.Sprintf("%x", b) }
 
-// badBuffered is the number of input bytes h holds on the Go side: its
-// nbuf field where the buffer is an array in the Hasher, else the length of
-// its buf slice. (Through reflect, so that the test does not depend on which
-// of the two layouts hasher.go has.)
-func badBuffered(h *Hasher) int {
-	v := reflect.ValueOf(h).Elem()
-	if n := v.FieldByName("nbuf"); n.IsValid() {
-		return int(n.Int())
-	}
-	return v.FieldByName("buf").Len()
-}
-
 // TestBadInputBatching pins the native path's batching, which the output
 // alone cannot show: the Go side holds at most bufSize bytes, the input
 // after the last aligned group of bufSize bytes handed over; a write that
@@ -523,4 +359,127 @@ func TestBadInputBatching(t *testing.T) {
 			t.Fatalf("round %d: Sum of %d bytes wrong", round, total)
 		}
 	}
+}
+
+func TestNewKeyedKeySize(t *testing.T) {
+	forEachBackend(t, func(t *testing.T) {
+		for _, n := range []int{0, 16, 31, 33, 64} {
+			if h, err := NewKeyed(make([]byte, n)); err == nil || h != nil {
+				t.Errorf("NewKeyed(%d bytes) = %v, %v; want nil and an error", n, h, err)
+			}
+		}
+	})
+}
+
+func TestHasherSizes(t *testing.T) {
+	var h Hasher
+	if h.Size() != 32 || h.BlockSize() != 64 {
+		t.Fatalf("Size, BlockSize = %d, %d; want 32, 64", h.Size(), h.BlockSize())
+	}
+}
+
+// concurrencySizes cross chunkLen, bufSize and parallelMin.
+var concurrencySizes = []int{0, 1, chunkLen - 1, chunkLen, 4097, bufSize - 1, bufSize + 1, parallelMin, parallelMin + 1025, 300 << 10}
+
+func TestConcurrency(t *testing.T) {
+	rng := newTestRand(testSeed(t))
+	key := randomBytes(rng, 32)
+	shared := make([][]byte, len(concurrencySizes))
+	for i, n := range concurrencySizes {
+		shared[i] = randomBytes(rng, n)
+	}
+	// Expected values, from zeebo, before any goroutine starts.
+	type answer struct{ sum, keyed, derive []byte }
+	want := make([]answer, len(shared))
+	for i, d := range shared {
+		want[i] = answer{
+			sum:    refOutput(t, hashModePlain, nil, "", d, 0, 64),
+			keyed:  refOutput(t, hashModeKeyed, key, "", d, 0, 64),
+			derive: refOutput(t, hashModeDerive, nil, diffContext, d, 0, 64),
+		}
+	}
+
+	const workers = 16
+	forEachBackend(t, func(t *testing.T) {
+		var wg sync.WaitGroup
+		errs := make(chan string, workers*len(shared)*8)
+		report := func(format string, a ...any) { errs <- fmt.Sprintf(format, a...) }
+		start := make(chan struct{})
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				for k := range shared {
+					i := (k + w) % len(shared) // every worker in a different order
+					d, a := shared[i], want[i]
+					// Shared input, one-shot calls.
+					if s := Sum256(d); !bytes.Equal(s[:], a.sum[:32]) {
+						report("worker %d: Sum256(len %d) = %x", w, len(d), s)
+					}
+					if s := Sum512(d); !bytes.Equal(s[:], a.sum) {
+						report("worker %d: Sum512(len %d) = %x", w, len(d), s)
+					}
+					dk := make([]byte, 64)
+					DeriveKey(diffContext, d, dk)
+					if !bytes.Equal(dk, a.derive) {
+						report("worker %d: DeriveKey(len %d) = %x", w, len(d), dk)
+					}
+					// Own hashers, written in pieces that depend on the worker.
+					h, err := NewKeyed(key)
+					if err != nil {
+						report("worker %d: NewKeyed: %v", w, err)
+						return
+					}
+					writeSplit(h, d, 1+w*997, 64, bufSize+w)
+					c := h.Clone()
+					out := make([]byte, 64)
+					_, _ = h.Digest().Read(out)
+					if !bytes.Equal(out, a.keyed) {
+						report("worker %d: keyed Hasher(len %d) = %x", w, len(d), out)
+					}
+					// A clone handed to another goroutine.
+					done := make(chan []byte)
+					go func() { done <- c.Sum(nil) }()
+					if got := <-done; !bytes.Equal(got, a.keyed[:32]) {
+						report("worker %d: clone in another goroutine (len %d) = %x", w, len(d), got)
+					}
+					var z Hasher
+					_, _ = z.Write(d)
+					if got := z.Sum(nil); !bytes.Equal(got, a.sum[:32]) {
+						report("worker %d: Hasher{}(len %d) = %x", w, len(d), got)
+					}
+					z.Reset()
+					dh := NewDeriveKey(diffContext)
+					_, _ = dh.WriteString(string(d))
+					if got := dh.Sum(nil); !bytes.Equal(got, a.derive[:32]) {
+						report("worker %d: NewDeriveKey(len %d) = %x", w, len(d), got)
+					}
+					_ = Backend()
+				}
+			}()
+		}
+		// The thread cap changes while workers hash; results must not.
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			for i := 0; i < 50; i++ {
+				SetMaxThreads(i % 3)
+			}
+			SetMaxThreads(0)
+		}()
+		close(start)
+		wg.Wait()
+		close(errs)
+		n := 0
+		for e := range errs {
+			if n++; n <= 20 {
+				t.Error(e)
+			}
+		}
+		if n > 20 {
+			t.Errorf("… and %d more errors", n-20)
+		}
+	})
 }

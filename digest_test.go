@@ -1,0 +1,381 @@
+// The Digest: reads and seeks, small and huge, near the 2^64 limit, against
+// the library and zeebo.
+
+package blake3
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"testing"
+
+	zeebo "github.com/zeebo/blake3"
+)
+
+func TestBadInputSeek(t *testing.T) {
+	forEachBackend(t, func(t *testing.T) {
+		for _, n := range badSizes {
+			data := vectorInput(n)
+			h := New()
+			_, _ = h.Write(data)
+			d := h.Digest()
+			ref := func(seek int64, k int) []byte { return refOutput(t, hashModePlain, nil, "", data, seek, k) }
+			if pos, err := d.Seek(100, io.SeekStart); err != nil || pos != 100 {
+				t.Fatalf("len %d: Seek(100, SeekStart) = %d, %v", n, pos, err)
+			}
+			bad := []struct {
+				off    int64
+				whence int
+			}{
+				{-1, io.SeekStart}, {math.MinInt64, io.SeekStart},
+				{0, io.SeekEnd}, {10, io.SeekEnd}, {-10, io.SeekEnd},
+				{0, 7}, {0, -1}, {0, 3}, {5, math.MaxInt32},
+				{-101, io.SeekCurrent}, {math.MinInt64, io.SeekCurrent},
+			}
+			for _, b := range bad {
+				badNoPanic(t, fmt.Sprintf("Seek(%d, %d)", b.off, b.whence), func() {
+					if _, err := d.Seek(b.off, b.whence); err == nil || err.Error() == "" {
+						t.Errorf("len %d: Seek(%d, whence %d) did not fail", n, b.off, b.whence)
+					}
+				})
+			}
+			// A failed seek leaves the position where it was.
+			got := make([]byte, 40)
+			if _, err := d.Read(got); err != nil || !bytes.Equal(got, ref(100, 40)) {
+				t.Fatalf("len %d: read after failed seeks: %s, %v; want %s", n, shortHex(got), err, shortHex(ref(100, 40)))
+			}
+		}
+	})
+}
+
+func TestBadInputSeekCurrent(t *testing.T) {
+	forEachBackend(t, func(t *testing.T) {
+		for _, n := range badSizes {
+			data := vectorInput(n)
+			for _, m := range allHashModes {
+				h := newModeHasher(t, m, []byte(vectorKey), vectorContext)
+				_, _ = h.Write(data)
+				d := h.Digest()
+				ref := func(seek int64, k int) []byte {
+					return refOutput(t, m, []byte(vectorKey), vectorContext, data, seek, k)
+				}
+				seek := func(off int64, whence int, want int64) {
+					t.Helper()
+					if pos, err := d.Seek(off, whence); err != nil || pos != want {
+						t.Fatalf("%s len %d: Seek(%d, %d) = %d, %v; want %d", m, n, off, whence, pos, err, want)
+					}
+				}
+				read := func(k int, at int64) {
+					t.Helper()
+					got := make([]byte, k)
+					if _, err := d.Read(got); err != nil || !bytes.Equal(got, ref(at, k)) {
+						t.Fatalf("%s len %d: %d bytes at %d: %s, %v; want %s", m, n, k, at, shortHex(got), err, shortHex(ref(at, k)))
+					}
+				}
+				seek(0, io.SeekCurrent, 0)
+				read(10, 0)
+				seek(0, io.SeekCurrent, 10) // Read moves the position
+				read(7, 10)
+				read(1, 17)
+				seek(0, io.SeekCurrent, 18)
+				seek(100, io.SeekStart, 100)
+				seek(30, io.SeekCurrent, 130)
+				read(65, 130)
+				seek(-80, io.SeekCurrent, 115)
+				read(16, 115)
+				seek(-131, io.SeekCurrent, 0)
+				if _, err := d.Seek(-1, io.SeekCurrent); err == nil {
+					t.Fatalf("%s len %d: Seek(-1, SeekCurrent) at 0 did not fail", m, n)
+				}
+				seek(0, io.SeekCurrent, 0)
+				seek(1<<40+3, io.SeekCurrent, 1<<40+3)
+				read(64, 1<<40+3)
+				seek(math.MaxInt64, io.SeekStart, math.MaxInt64)
+				seek(0, io.SeekCurrent, math.MaxInt64)
+				// One more would overflow an int64: an error, not a wrap.
+				if pos, err := d.Seek(1, io.SeekCurrent); err == nil {
+					t.Fatalf("%s len %d: Seek(1, SeekCurrent) at MaxInt64 = %d, no error", m, n, pos)
+				}
+				seek(-(math.MaxInt64 - 5), io.SeekCurrent, 5)
+				read(3, 5)
+			}
+		}
+	})
+}
+
+// TestBadInputHugeRead reads 64 MiB of output in one Read, at the start and
+// at a far offset, and compares it with reads in small pieces and with
+// zeebo's output. (-short: a native digest at a far offset only.)
+func TestBadInputHugeRead(t *testing.T) {
+	const huge = 64 << 20
+	big := make([]byte, huge)
+	piece := make([]byte, huge)
+	seeks, sizes := []int64{1<<50 + 13}, []int{bufSize + 1}
+	if !testing.Short() {
+		seeks, sizes = append(seeks, 0), append(sizes, 3)
+	}
+	wants := map[string][]byte{}
+	forEachBackend(t, func(t *testing.T) {
+		for _, n := range sizes {
+			data := vectorInput(n)
+			for _, seek := range seeks {
+				h := New()
+				_, _ = h.Write(data)
+				d := h.Digest()
+				_, _ = d.Seek(seek, io.SeekStart)
+				if k, err := d.Read(big); k != huge || err != nil {
+					t.Fatalf("len %d: Read(64 MiB) = %d, %v", n, k, err)
+				}
+				if pos, _ := d.Seek(0, io.SeekCurrent); pos != seek+huge {
+					t.Fatalf("len %d: position after Read(64 MiB) from %d: %d", n, seek, pos)
+				}
+				// Pieces of odd sizes from another digest of the same hasher.
+				d2 := h.Digest()
+				_, _ = d2.Seek(seek, io.SeekStart)
+				for off, k := 0, 1; off < huge; k = k*3 + 1 {
+					k = min(k, huge-off)
+					_, _ = d2.Read(piece[off : off+k])
+					off += k
+				}
+				id := fmt.Sprint(n, "@", seek)
+				want := wants[id]
+				if want == nil {
+					want = make([]byte, huge)
+					z := zeebo.New()
+					_, _ = z.Write(data)
+					zd := z.Digest()
+					_, _ = zd.Seek(seek, io.SeekStart)
+					_, _ = zd.Read(want)
+					wants[id] = want
+				}
+				if !bytes.Equal(big, want) {
+					t.Fatalf("len %d seek %d: one 64 MiB Read differs from zeebo", n, seek)
+				}
+				if !bytes.Equal(piece, want) {
+					t.Fatalf("len %d seek %d: 64 MiB read in pieces differs from zeebo", n, seek)
+				}
+			}
+		}
+		if n, err := new(Hasher).Digest().Read(big[:0]); n != 0 || err != nil {
+			t.Fatalf("Read of an empty slice = %d, %v", n, err)
+		}
+	})
+}
+
+func TestDigestSeekErrors(t *testing.T) {
+	forEachBackend(t, func(t *testing.T) {
+		for _, small := range []bool{true, false} {
+			h := New()
+			if !small {
+				_, _ = h.Write(vectorInput(bufSize + 1))
+			}
+			d := h.Digest()
+			if _, err := d.Seek(0, io.SeekEnd); err == nil {
+				t.Error("Seek(SeekEnd) did not fail")
+			}
+			if _, err := d.Seek(0, 42); err == nil {
+				t.Error("Seek(whence 42) did not fail")
+			}
+			if _, err := d.Seek(-1, io.SeekStart); err == nil {
+				t.Error("Seek(-1, SeekStart) did not fail")
+			}
+			_, _ = d.Seek(5, io.SeekStart)
+			if _, err := d.Seek(-6, io.SeekCurrent); err == nil {
+				t.Error("Seek(-6, SeekCurrent) at 5 did not fail")
+			}
+		}
+	})
+}
+
+// TestDifferentialSeekLimits checks that the native and Go digests agree at
+// the edge of what Seek can reach: reads across 2^63, and the errors when a
+// relative seek would overflow.
+func TestDifferentialSeekLimits(t *testing.T) {
+	data := vectorInput(bufSize + 5) // large enough for the native state
+	results := map[string][]string{}
+	forEachBackend(t, func(t *testing.T) {
+		var log []string
+		h := New()
+		_, _ = h.Write(data)
+		d := h.Digest()
+		for _, st := range []struct {
+			off    int64
+			whence int
+			read   int
+		}{
+			{math.MaxInt64 - 10, io.SeekStart, 20}, // now past 2^63
+			{0, io.SeekCurrent, 0},                 // the position does not fit an int64
+			{-100, io.SeekCurrent, 0},
+			{math.MaxInt64, io.SeekStart, 1},
+			{5, io.SeekStart, 3},
+			{math.MaxInt64 - 8, io.SeekCurrent, 10}, // 8 + MaxInt64-8 = MaxInt64
+			{1, io.SeekCurrent, 0},
+		} {
+			pos, err := d.Seek(st.off, st.whence)
+			buf := make([]byte, st.read)
+			_, _ = d.Read(buf)
+			log = append(log, strconv.FormatInt(pos, 10)+" err="+strconv.FormatBool(err != nil)+" "+shortHex(buf))
+		}
+		want := refOutput(t, hashModePlain, nil, "", data, math.MaxInt64-10, 20)
+		if got := log[0]; got != strconv.FormatInt(math.MaxInt64-10, 10)+" err=false "+shortHex(want) {
+			t.Errorf("read across 2^63: %s, want %s", got, shortHex(want))
+		}
+		results[t.Name()] = log
+	})
+	var first []string
+	for name, log := range results {
+		if first == nil {
+			first = log
+			continue
+		}
+		if !slices.Equal(log, first) {
+			t.Errorf("backends disagree at the seek limits:\n%s: %q\nother: %q", name, log, first)
+		}
+	}
+}
+
+// TestDifferentialDigestSmallReads: the native Digest fetches output ahead
+// for small reads (digest.go); every Read must still return exactly what
+// the library gives at that position for that length, whatever the sizes,
+// seeks, copies by value and positions near 2^64 (where the position wraps
+// but the crate's output blocks do not). Fixed sequences hit the edges
+// every run; random ones follow.
+func TestDifferentialDigestSmallReads(t *testing.T) {
+	if !nativeActive(t) {
+		t.Skip("native backend not active")
+	}
+	h := New()
+	_, _ = h.Write(vectorInput(3*bufSize + 5))
+	read := func(d *Digest, what string, n int) {
+		t.Helper()
+		pos := d.pos
+		want := make([]byte, n)
+		d.fetch(pos, want)
+		got := make([]byte, n)
+		for i := range got {
+			got[i] = ^want[i] // so that a byte left unwritten shows
+		}
+		if m, err := d.Read(got); m != n || err != nil {
+			t.Fatalf("%s: Read(%d) at %d: %d, %v", what, n, pos, m, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s: %d bytes at %d: %s, want %s", what, n, pos, shortHex(got), shortHex(want))
+		}
+		if d.pos != pos+uint64(n) {
+			t.Fatalf("%s: position %d after reading %d at %d", what, d.pos, n, pos)
+		}
+	}
+	at := func(pos uint64) *Digest {
+		d := h.Digest()
+		d.pos = pos // beyond what Seek can set, near 2^64
+		return d
+	}
+
+	// The buffer is fetched at 1 by the second read and covers [1, 1025):
+	// a read of 1023 at 3 runs one byte past it.
+	d := at(0)
+	for _, n := range []int{1, 1, 1, 1023, 0, 1024, 5, outBufLen - 1} {
+		read(d, "edges", n)
+	}
+	// Across 2^64 from a buffer fetched before it, then at the wrapped
+	// position, which the buffer must not serve.
+	d = at(math.MaxUint64 - 15)
+	for _, n := range []int{1, 1, 20, 1, 7} {
+		read(d, "wrap", n)
+	}
+	// Copies go their own way, and the original is unaffected.
+	d = at(100)
+	read(d, "copy", 1)
+	read(d, "copy", 2)
+	c := *d
+	read(&c, "the copy", 30)
+	_, _ = c.Seek(5000, io.SeekStart)
+	read(&c, "the copy after SeekStart", 3)
+	read(d, "the original after a copy read", 30)
+
+	rng := subRand(t)
+	for _, start := range []uint64{0, 1000, 1<<40 + 7, math.MaxUint64 - 700, math.MaxUint64 - 3} {
+		d := at(start)
+		for range 400 {
+			n := rng.IntN(80)
+			switch rng.IntN(10) {
+			case 0:
+				n = outBufLen - 1 + rng.IntN(3) // around the buffer's size
+			case 1:
+				n = rng.IntN(outBufLen)
+			case 2:
+				if d.pos < math.MaxInt64-5000 {
+					off := int64(rng.IntN(4000)) - 2000
+					if int64(d.pos)+off >= 0 {
+						_, _ = d.Seek(off, io.SeekCurrent)
+					}
+				}
+			case 3:
+				if d.pos < math.MaxInt64-5000 {
+					_, _ = d.Seek(int64(d.pos)+int64(rng.IntN(3000)), io.SeekStart)
+				}
+			case 4: // a copy by value goes its own way
+				c := *d
+				read(&c, "random copy", 1+rng.IntN(500))
+			}
+			read(d, "random", n)
+		}
+	}
+}
+
+// FuzzDigestSeek runs a program of Seek and Read on the Digest of an input
+// (repeated to reach the native digest) and on zeebo's, comparing positions,
+// errors and bytes. Each op is one script byte: even, Seek with whence
+// int(int8(byte>>1)) - often invalid - and an 8-byte offset, or a small one
+// when bit 1 is set; odd, Read of byte>>1 bytes.
+func FuzzDigestSeek(f *testing.F) {
+	nativeActive(f)
+	f.Add([]byte("abc"), byte(0), []byte{0, 5, 0, 0, 0, 0, 0, 0, 0, 0x41})
+	f.Add([]byte("abc"), byte(0x81), []byte{2, 0xff, 0x11, 4, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0x21, 2, 0x01, 0x21})
+	f.Add([]byte{1, 2, 3, 4}, byte(0x82), []byte{6, 0x7f, 2, 0xf6, 0x03, 0xfe, 0x0e, 0x09})
+	f.Add([]byte("seek before start"), byte(0x83), []byte{0x03, 0x02, 0xfe, 0x03, 0x0a, 0x03, 0x01})
+	f.Fuzz(func(t *testing.T, data []byte, mode byte, program []byte) {
+		m, key, ctx := fuzzModeOf(mode)
+		if mode&0x80 != 0 && len(data) > 0 {
+			// Large enough for the native digest.
+			data = bytes.Repeat(data, (bufSize+1)/len(data)+1)
+		}
+		h := newModeHasher(t, m, key, ctx)
+		_, _ = h.Write(data)
+		z := newRefHasher(t, m, key, ctx)
+		_, _ = z.Write(data)
+		d, zd := h.Digest(), z.Digest()
+		s := &fuzzScript{b: program}
+		for step := 0; len(s.b) > 0 && step < 64; step++ {
+			op := s.byte()
+			if op&1 == 1 {
+				n := int(op >> 1)
+				got, want := make([]byte, n), make([]byte, n)
+				k, err := d.Read(got)
+				_, _ = zd.Read(want)
+				if k != n || err != nil || !bytes.Equal(got, want) {
+					t.Fatalf("step %d: Read(%d) = %d, %v, %x; want %x", step, n, k, err, got, want)
+				}
+				continue
+			}
+			whence := int(int8(op)) >> 1
+			if whence > 2 || whence < 0 {
+				whence = []int{io.SeekStart, io.SeekCurrent, io.SeekEnd, 7, -1}[(op>>2)%5]
+			}
+			var off int64
+			if op&2 != 0 {
+				off = int64(int8(s.byte()))
+			} else {
+				off = s.int64()
+			}
+			pos, err := d.Seek(off, whence)
+			zpos, zerr := zd.Seek(off, whence)
+			if (err == nil) != (zerr == nil) || (err == nil && pos != zpos) {
+				t.Fatalf("step %d: Seek(%d, %d) = %d, %v; zeebo %d, %v", step, off, whence, pos, err, zpos, zerr)
+			}
+		}
+	})
+}
