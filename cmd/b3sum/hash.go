@@ -14,16 +14,6 @@ const (
 	// on every core; smaller ones are streamed, as b3sum streams the files
 	// it does not map (and as files in /proc, whose size reads 0, need).
 	readAtMinSize = 16 * 1024
-	// streamBufSize is the size of each read when streaming (stdin, pipes,
-	// --no-mmap): small enough to stay in cache from the read to the hash,
-	// while the reader goroutine fills the next one on another core. A
-	// 1 GiB file with --no-mmap took 0.21-0.22 s in 512 KiB pieces,
-	// 0.24-0.29 s in 1 MiB and 0.26-0.30 s in 2 MiB ones (which also start
-	// the library's threads and overcommit two cores); b3sum 0.24 s.
-	streamBufSize = 512 << 10
-	// streamBufCount bounds memory when streaming: one buffer being hashed,
-	// the others being filled by the reader goroutine.
-	streamBufCount = 3
 )
 
 // errKeyedStdin is b3sum's error for `-` in keyed mode, where stdin has
@@ -94,71 +84,35 @@ func (mr meteredReaderAt) ReadAt(p []byte, off int64) (int, error) {
 }
 
 // stream hashes src from its current position to its end with a clone of
-// the base hasher, metering it on the progress line as name.
+// the base hasher, metering it on the progress line as name: through
+// Hasher.ReadFrom, which reads the next piece in a second goroutine while
+// the last one is hashed, in bounded memory (the package's streaming, with
+// the sizes measured for b3sum: docs/benchmarks.md).
 func (r *runner) stream(src io.Reader, name string, size int64) (*blake3.Digest, error) {
 	h := r.base.Clone()
 	if size < 0 {
 		growPipe(src) // stdin, or a named file that is not a regular file
 	}
-	if err := streamInto(h, src, r.prog.start(name, size)); err != nil {
+	m := r.prog.start(name, size)
+	defer m.finish()
+	if _, err := h.ReadFrom(meteredReader{src, m}); err != nil {
 		return nil, err
 	}
 	return h.Digest(), nil
 }
 
-// streamInto copies src into h in large pieces, reading the next piece in a
-// separate goroutine while the current one is hashed. Memory use is bounded
-// by streamBufCount*streamBufSize. m may be nil; it is finished on return.
-func streamInto(h *blake3.Hasher, src io.Reader, m *meter) error {
-	defer m.finish()
-	type piece struct {
-		buf []byte
-		n   int
-		err error
-	}
-	free := make(chan []byte, streamBufCount)
-	for i := 0; i < streamBufCount; i++ {
-		free <- make([]byte, streamBufSize)
-	}
-	filled := make(chan piece, streamBufCount)
-	quit := make(chan struct{})
-	defer close(quit)
-	go func() {
-		for {
-			var buf []byte
-			select {
-			case buf = <-free:
-			case <-quit:
-				return
-			}
-			n, err := io.ReadFull(src, buf)
-			if err == io.ErrUnexpectedEOF {
-				err = io.EOF
-			}
-			select {
-			case filled <- piece{buf, n, err}:
-			case <-quit:
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	for p := range filled {
-		if p.n > 0 {
-			_, _ = h.Write(p.buf[:p.n])
-			m.add(p.n)
-		}
-		if p.err == io.EOF {
-			return nil
-		}
-		if p.err != nil {
-			return p.err
-		}
-		free <- p.buf
-	}
-	return nil
+// meteredReader counts the bytes read through it on a progress meter (which
+// may be nil). It is a plain io.Reader: a streamed file is read in turn,
+// as --no-mmap asks, never in parallel.
+type meteredReader struct {
+	r io.Reader
+	m *meter
+}
+
+func (mr meteredReader) Read(p []byte) (int, error) {
+	n, err := mr.r.Read(p)
+	mr.m.add(n)
+	return n, err
 }
 
 // seekDigest positions the output reader at off. Offsets beyond the range
