@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -22,7 +23,8 @@ import (
 //     columns it uses more than the 79 it was once fixed at, and it follows
 //     the pane when it narrows from 120 to 50;
 //   - after Ctrl-C no progress text is left, and the process died of SIGINT,
-//     as the Rust b3sum does (a shell reports 130).
+//     as the Rust b3sum does (a shell reports 130); after a SIGTERM (at 80
+//     columns) likewise, dead of SIGTERM.
 //
 // Without tmux it skips, or fails under BLAKE3_STRICT=1.
 func TestTerminalProgress(t *testing.T) {
@@ -48,14 +50,21 @@ func TestTerminalProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Each case in a pane of its own; the resize case ends without Ctrl-C:
-	// tmux reflows a line that no longer fits into the pane's history,
-	// where the check after Ctrl-C would find it.
-	for _, c := range []struct{ cols, resizeTo int }{{40, 0}, {120, 0}, {120, 50}} {
+	// Each case in a pane of its own, ended by Ctrl-C or by a SIGTERM; the
+	// resize case is not ended that way: tmux reflows a line that no longer
+	// fits into the pane's history, where the check after the end would
+	// find it.
+	for _, c := range []struct {
+		cols, resizeTo int
+		term           bool // end with SIGTERM rather than Ctrl-C
+	}{{40, 0, false}, {120, 0, false}, {120, 50, false}, {80, 0, true}} {
 		cols := c.cols
 		name := strconv.Itoa(cols) + "cols"
 		if c.resizeTo != 0 {
 			name += "-resized-to-" + strconv.Itoa(c.resizeTo)
+		}
+		if c.term {
+			name += "-SIGTERM"
 		}
 		t.Run(name, func(t *testing.T) {
 			// A server of its own (-L), ended with the test.
@@ -121,27 +130,39 @@ func TestTerminalProgress(t *testing.T) {
 			}
 
 			pid := strings.TrimSpace(tm("display-message", "-p", "-t", "t", "#{pane_pid}"))
-			tm("send-keys", "-t", "t", "C-c")
+			how, want := "Ctrl-C", "signal 2" // SIGINT
+			if c.term {
+				how, want = "SIGTERM", "signal 15"
+				n, err := strconv.Atoi(pid)
+				if err != nil {
+					t.Fatalf("pane_pid %q: %v", pid, err)
+				}
+				if err := syscall.Kill(n, syscall.SIGTERM); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				tm("send-keys", "-t", "t", "C-c")
+			}
 			deadline = time.Now().Add(10 * time.Second)
 			var end string
 			for end = paneEnd(tm, pid); end == ""; end = paneEnd(tm, pid) {
 				if time.Now().After(deadline) {
-					t.Fatalf("still running 10 s after Ctrl-C")
+					t.Fatalf("still running 10 s after %s", how)
 				}
 				time.Sleep(100 * time.Millisecond)
 			}
 			rows := screen(true)
-			t.Logf("after Ctrl-C (%s):\n%s", end, strings.Join(rows, "\n"))
+			t.Logf("after %s (%s):\n%s", how, end, strings.Join(rows, "\n"))
 			for _, r := range rows {
 				if strings.HasPrefix(r, "Pane is dead") {
 					continue
 				}
 				if strings.TrimSpace(r) != "" {
-					t.Errorf("after Ctrl-C, left on screen: %q", r)
+					t.Errorf("after %s, left on screen: %q", how, r)
 				}
 			}
-			if end != "signal 2" {
-				t.Errorf("after Ctrl-C: %s, want death by signal 2 (SIGINT), as the Rust b3sum", end)
+			if end != want {
+				t.Errorf("after %s: %s, want death by %s, as the Rust b3sum", how, end, want)
 			}
 		})
 	}
