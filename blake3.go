@@ -10,7 +10,12 @@
 // Backend says which path is in use and why.
 //
 // The API is a drop-in for github.com/zeebo/blake3 v0.2.4: changing the
-// import path is all a user of that package has to do.
+// import path is all a user of that package has to do. It adds what Go's own
+// hashes offer: a Hasher is an io.ReaderFrom (io.Copy(h, f) reads a large
+// file on every core) and an encoding.BinaryMarshaler (a hash in progress
+// can be saved and resumed, on either backend: docs/state-format.md); and
+// what the Rust crate's hazmat module offers, hashing subtrees of one input
+// apart (Hasher.SetInputOffset).
 //
 // Environment variables, read at init:
 //

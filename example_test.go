@@ -6,6 +6,7 @@ package blake3_test
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/purego-blake3/blake3"
 )
@@ -116,4 +117,34 @@ func ExampleSetMaxThreads() {
 	fmt.Printf("%x\n", blake3.Sum256(data))
 	// Output:
 	// 488de202f73bd976de4e7048f4e1f39a776d86d582b7348ff53bf432b987fca8
+}
+
+func ExampleHasher_MarshalBinary() {
+	h := blake3.New()
+	_, _ = h.Write([]byte("hello"))
+	state, err := h.MarshalBinary() // save the hash in progress...
+	if err != nil {
+		panic(err)
+	}
+
+	var r blake3.Hasher // ...and resume it, later or elsewhere
+	if err := r.UnmarshalBinary(state); err != nil {
+		panic(err)
+	}
+	_, _ = r.Write([]byte(" world"))
+	fmt.Printf("%x\n", r.Sum(nil))
+	// Output:
+	// d74981efa70a0c880b8d8c1985d075dbcbf679b99a5f9914e5aaf96b831a9e24
+}
+
+func ExampleHasher_ReadFrom() {
+	// io.Copy hands the reader to Hasher.ReadFrom: an *os.File is read on
+	// every core allowed, anything else in large pieces.
+	h := blake3.New()
+	n, err := io.Copy(h, strings.NewReader("hello world"))
+	fmt.Println(n, err)
+	fmt.Printf("%x\n", h.Sum(nil))
+	// Output:
+	// 11 <nil>
+	// d74981efa70a0c880b8d8c1985d075dbcbf679b99a5f9914e5aaf96b831a9e24
 }
