@@ -36,6 +36,7 @@ package blake3
 
 import (
 	"errors"
+	"sync"
 
 	"github.com/purego-blake3/blake3/internal/ffi"
 	zeebo "github.com/zeebo/blake3"
@@ -57,28 +58,40 @@ const parallelMin = 2 << 20
 var errKeySize = errors.New("blake3: invalid key size: the key must be 32 bytes")
 
 // Sum256 returns the first 256 bits of the unkeyed digest of the data.
-func Sum256(data []byte) (sum [32]byte) {
+func Sum256(data []byte) [32]byte {
 	switch implFor(len(data)) {
 	case implLuke:
 		return luke.Sum256(data)
 	case implZeebo:
 		return zeebo.Sum256(data)
 	}
-	sumNative(data, sum[:])
+	out := scratch.Get().(*[64]byte)
+	sumNative(data, out[:32])
+	sum := [32]byte(out[:32])
+	scratch.Put(out)
 	return sum
 }
 
 // Sum512 returns the first 512 bits of the unkeyed digest of the data.
-func Sum512(data []byte) (sum [64]byte) {
+func Sum512(data []byte) [64]byte {
 	switch implFor(len(data)) {
 	case implLuke:
 		return luke.Sum512(data)
 	case implZeebo:
 		return zeebo.Sum512(data)
 	}
-	sumNative(data, sum[:])
+	out := scratch.Get().(*[64]byte)
+	sumNative(data, out[:])
+	sum := *out
+	scratch.Put(out)
 	return sum
 }
+
+// scratch is output memory for the library's one-shot hashes. Memory passed
+// to a call escapes to the heap (ffi's calls keep their pointers alive that
+// way), so a result variable would be allocated at every call of Sum256,
+// even on the Go path; pooled memory without Go pointers is not.
+var scratch = sync.Pool{New: func() any { return new([64]byte) }}
 
 // sumNative writes the hash of data to out with the library: with one
 // crossing, on every allowed core when data is large enough.

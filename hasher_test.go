@@ -483,3 +483,36 @@ func TestConcurrency(t *testing.T) {
 		}
 	})
 }
+
+// TestAllocations: hashing allocates nothing per call, at every size the
+// dispatch distinguishes, on whichever path it picks: one-shot hashes,
+// DeriveKey, a Hasher's Write, Sum and Reset, a Digest's reads.
+func TestAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	waitPlan()
+	in := vectorInput(parallelMin + 5)
+	out := make([]byte, 64)
+	h := New()
+	sum := make([]byte, 0, 32)
+	for _, n := range []int{0, 64, 65, 1024, 1025, 3000, 4096, 4097, bufSize + 7, 1 << 20, parallelMin + 5} {
+		data := in[:n]
+		check := func(what string, f func()) {
+			t.Helper()
+			if a := testing.AllocsPerRun(20, f); a != 0 {
+				t.Errorf("%s of %d bytes: %.1f allocations per call", what, n, a)
+			}
+		}
+		check("Sum256", func() { _ = Sum256(data) })
+		check("Sum512", func() { _ = Sum512(data) })
+		check("DeriveKey", func() { DeriveKey(vectorContext, data, out) })
+		check("Write, Sum and Reset", func() {
+			h.Reset()
+			_, _ = h.Write(data)
+			sum = h.Sum(sum[:0])
+		})
+		d := h.Digest()
+		check("Digest.Read", func() { _, _ = d.Read(out) })
+	}
+}
