@@ -76,8 +76,8 @@ func (h *Hasher) readFile(f positionalFile) (n int64, err error, done bool) {
 	}
 	buf := readBufs.Get().(*[readBufLen]byte)
 	defer readBufs.Put(buf)
-	if err := h.writeAt(f, start, head, buf[:]); err != nil {
-		return h.readFailed(f, start, head, err)
+	if k, err := h.writeAt(f, start, head, buf[:]); err != nil {
+		return h.readFailed(f, start, k, err)
 	}
 	mid := (size - head - 1) / int64(leaf) * int64(leaf)
 	at += uint64(head)
@@ -105,8 +105,8 @@ func (h *Hasher) readFile(f positionalFile) (n int64, err error, done bool) {
 	}
 	h.setLim()
 	rest := size - head - mid
-	if err := h.writeAt(f, start+head+mid, rest, buf[:]); err != nil {
-		return h.readFailed(f, start, head+mid, err)
+	if k, err := h.writeAt(f, start+head+mid, rest, buf[:]); err != nil {
+		return h.readFailed(f, start, head+mid+k, err)
 	}
 	if _, err := f.Seek(start+size, io.SeekStart); err != nil {
 		return size, err, true
@@ -130,18 +130,20 @@ func (h *Hasher) readFailed(f positionalFile, start, done int64, err error) (int
 	return done, err, true
 }
 
-// writeAt writes n bytes of f from offset off to h, through buf.
-func (h *Hasher) writeAt(f io.ReaderAt, off, n int64, buf []byte) error {
-	for n > 0 {
-		p := buf[:min(int64(len(buf)), n)]
-		if err := readAt(f, p, off); err != nil {
-			return err
+// writeAt writes n bytes of f from offset off to h, through buf, and
+// returns how many it wrote: all n, or those before an error, which
+// readFailed must be told (a read that fails writes none of its piece).
+func (h *Hasher) writeAt(f io.ReaderAt, off, n int64, buf []byte) (int64, error) {
+	var done int64
+	for done < n {
+		p := buf[:min(int64(len(buf)), n-done)]
+		if err := readAt(f, p, off+done); err != nil {
+			return done, err
 		}
 		_, _ = h.Write(p)
-		off += int64(len(p))
-		n -= int64(len(p))
+		done += int64(len(p))
 	}
-	return nil
+	return done, nil
 }
 
 // inputLen is how many bytes a native, non-subtree h has been given.
