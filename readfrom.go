@@ -100,13 +100,30 @@ func (h *Hasher) readFile(f positionalFile) (n int64, err error, done bool) {
 	for leaf>>(height+1) >= chunkLen {
 		height++
 	}
-	for _, l := range leaves {
+	last := len(leaves) - 1
+	for _, l := range leaves[:last] {
 		h.pushCV(l.CV, height)
 	}
 	h.setLim()
+	// The rest (1 byte to a leaf) is what stays on the Go side: the tree
+	// alone may be one subtree, whose root it no longer holds. So its first
+	// piece is read before the last leaf goes in; if that read fails, the
+	// last leaf goes in as input instead (read again), the last group of it
+	// kept as for any Write.
 	rest := size - head - mid
-	if k, err := h.writeAt(f, start+head+mid, rest, buf[:]); err != nil {
-		return h.readFailed(f, start, head+mid+k, err)
+	first := buf[:min(rest, int64(len(buf)))]
+	if err := readAt(f, first, start+head+mid); err != nil {
+		if k, err := h.writeAt(f, start+head+mid-int64(leaf), int64(leaf), buf[:]); err != nil {
+			return h.readFailed(f, start, head+mid-int64(leaf)+k, err)
+		}
+		return h.readFailed(f, start, head+mid, err)
+	}
+	h.pushCV(leaves[last].CV, height)
+	h.setLim()
+	_, _ = h.Write(first)
+	got := int64(len(first))
+	if k, err := h.writeAt(f, start+head+mid+got, rest-got, buf[:]); err != nil {
+		return h.readFailed(f, start, head+mid+got+k, err)
 	}
 	if _, err := f.Seek(start+size, io.SeekStart); err != nil {
 		return size, err, true

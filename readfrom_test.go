@@ -115,7 +115,7 @@ func (i fakeInfo) Sys() any           { return nil }
 func TestReadFromShrunkFile(t *testing.T) {
 	in := vectorInput(readFileMin * 2)
 	for _, before := range []int{0, 1} {
-		for _, short := range []int{2, leafMin + 5, readFileMin, len(in) - 1000, len(in)} {
+		for _, short := range []int{1, 2, leafMin + 5, readFileMin, len(in) - 1000, len(in)} {
 			f := shrunkFile{bytes.NewReader(in[:len(in)-short]), int64(len(in))}
 			h := New()
 			_, _ = h.Write(in[:before])
@@ -166,7 +166,7 @@ func TestReadFromFileErrors(t *testing.T) {
 	in := vectorInput(readFileMin*2 + 3000)
 	boom := errors.New("boom")
 	for _, before := range []int{0, 1, bufSize + 3} {
-		for _, at := range []int64{0, 500, leafMin + 7} {
+		for _, at := range []int64{0, 500, leafMin + 7, 2 * readFileMin, int64(len(in)) - 10} {
 			f := failingFile{bytes.NewReader(in), at, boom}
 			h := New()
 			_, _ = h.Write(in[:before])
