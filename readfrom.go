@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"math"
 	"sync"
 )
 
@@ -71,7 +72,9 @@ func (h *Hasher) readFile(f positionalFile) (n int64, err error, done bool) {
 	}
 	at := h.inputLen()
 	head := int64((leaf - at%leaf) % leaf)
-	if head+int64(leaf) >= size {
+	if head+int64(leaf) >= size || at > math.MaxUint64-uint64(size) {
+		// Too little for leaves, or too much for the input (a resumed
+		// state near 2^64 bytes: Write refuses what does not fit).
 		return 0, nil, false
 	}
 	buf := readBufs.Get().(*[readBufLen]byte)
@@ -279,7 +282,10 @@ func (h *Hasher) readPipelined(r io.Reader, n int64) (int64, error) {
 		}
 	}()
 	for p := range filled {
-		_, _ = h.Write(p.buf[:p.n])
+		if _, err := h.Write(p.buf[:p.n]); err != nil {
+			free <- p.buf
+			return n, err // past 2^64-1 bytes: nothing written
+		}
 		n += int64(p.n)
 		if p.err != nil {
 			if p.err == io.EOF {

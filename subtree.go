@@ -19,7 +19,7 @@ var (
 	// its Sum appends nothing, and Err returns it.
 	ErrRootWithOffset = errors.New("blake3: no root hash for a subtree with a non-zero input offset (use FinalizeNonRoot)")
 	// ErrSubtreeTooLarge: more input than MaxSubtreeLen allows at the
-	// hasher's input offset.
+	// hasher's input offset, or than the 2^64-1 bytes an input may have.
 	ErrSubtreeTooLarge = errors.New("blake3: subtree too large for its input offset")
 	// ErrInvalidSubtree: a merge or finalization that would not give a
 	// chaining value of the BLAKE3 tree.

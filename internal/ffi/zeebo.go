@@ -85,6 +85,16 @@ func ZeeboImport(s *ZeeboState) *zeebo.Hasher {
 	return h
 }
 
+// ZeeboLen returns how many bytes h has hashed, and false when ZeeboOK
+// does not hold (the layout is not known).
+func ZeeboLen(h *zeebo.Hasher) (uint64, bool) {
+	if !ZeeboOK() {
+		return 0, false
+	}
+	v := view(h)
+	return v.h.chunks*1024 + v.h.len, true
+}
+
 var zeeboOK = sync.OnceValue(zeeboCheck)
 
 // ZeeboOK reports whether zeebo's hasher has the layout this file expects,
@@ -107,6 +117,9 @@ func zeeboCheck() bool {
 	}
 	h, _ := zeebo.NewKeyed(key[:])
 	_, _ = h.Write(in)
+	if v := view(h); v.h.chunks*1024+v.h.len != uint64(len(in)) {
+		return false
+	}
 	s := ZeeboExport(h)
 	var buf [guts.MaxSIMD * guts.ChunkSize]byte
 	copy(buf[:], in[:2048])
