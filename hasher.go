@@ -1,6 +1,8 @@
 package blake3
 
 import (
+	"fmt"
+	"math"
 	"slices"
 
 	"github.com/purego-blake3/blake3/internal/ffi"
@@ -88,7 +90,9 @@ func (h *Hasher) start() {
 
 // Write implements part of the hash.Hash interface. It never returns an
 // error, except on a hasher given an input offset by SetInputOffset, which
-// rejects input beyond the largest subtree its offset allows.
+// rejects input beyond the largest subtree its offset allows, and for input
+// past 2^64-1 bytes, the most BLAKE3 hashes, which only a hasher resumed
+// by UnmarshalBinary can come near (ErrSubtreeTooLarge, nothing written).
 func (h *Hasher) Write(p []byte) (int, error) {
 	if h.nbuf+len(p) <= h.lim {
 		// The common case of a stream in small pieces on the native path:
@@ -107,9 +111,30 @@ func (h *Hasher) WriteString(s string) (int, error) {
 		return len(s), nil
 	}
 	if h.path == pathGo && !h.sub.on {
+		if err := h.fits(len(s)); err != nil {
+			return 0, err
+		}
 		return h.g.WriteString(s)
 	}
 	return h.write([]byte(s))
+}
+
+// fits refuses n more bytes that would take a hasher, not a subtree one
+// (whose accept counts its input), past 2^64-1 bytes, the most an input
+// has, which the library refuses: a state resumed by UnmarshalBinary may be
+// that close to it.
+func (h *Hasher) fits(n int) error {
+	have := h.inputLen()
+	if h.path == pathGo {
+		var ok bool
+		if have, ok = ffi.ZeeboLen(h.g); !ok {
+			return nil // no state is resumed on this path then
+		}
+	}
+	if uint64(n) > math.MaxUint64-have {
+		return fmt.Errorf("%w: %d bytes after %d: an input has at most 2^64-1", ErrSubtreeTooLarge, n, have)
+	}
+	return nil
 }
 
 // write is Write's general case.
@@ -120,6 +145,11 @@ func (h *Hasher) write(p []byte) (int, error) {
 		}
 	}
 	h.start()
+	if !h.sub.on {
+		if err := h.fits(len(p)); err != nil {
+			return 0, err
+		}
+	}
 	if h.path == pathGo {
 		if h.sub.t != nil {
 			h.sub.t.write(p)
@@ -186,6 +216,10 @@ func (h *Hasher) setLim() {
 	h.lim = 0
 	if h.path == pathNative && !h.sub.on {
 		h.lim = h.room()
+		// Nothing past 2^64-1 bytes without a look (fits).
+		if at := h.inputLen() - uint64(h.nbuf); uint64(h.lim) > math.MaxUint64-at {
+			h.lim = int(math.MaxUint64 - at)
+		}
 	}
 }
 

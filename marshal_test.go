@@ -255,3 +255,63 @@ func FuzzUnmarshalBinary(f *testing.F) {
 		_, _ = r.Digest().Read(make([]byte, 70))
 	})
 }
+
+// TestMarshalInputEnd: a state resumed near 2^64-1 bytes, the most an input
+// has, takes input up to that and refuses more (ErrSubtreeTooLarge, nothing
+// written) through Write, WriteString and ReadFrom, on both backends alike;
+// Sum and Digest go on working (the library refuses a tree past 2^64, which
+// made them panic).
+func TestMarshalInputEnd(t *testing.T) {
+	resume := func(t *testing.T, chunks uint64, tail int) *Hasher {
+		t.Helper()
+		var h Hasher
+		if err := h.UnmarshalBinary(marshalState(0, 0, [32]byte{}, 0, chunks, tail)); err != nil {
+			t.Fatal(err)
+		}
+		return &h
+	}
+	sums := map[string][]byte{}
+	forEachBackend(t, func(t *testing.T) {
+		var all []byte
+		// 2^64-1 bytes: not one more.
+		h := resume(t, 1<<54-16, 16383)
+		if n, err := h.Write([]byte{1}); n != 0 || !errors.Is(err, ErrSubtreeTooLarge) {
+			t.Fatalf("Write at 2^64-1 bytes: %d, %v; want ErrSubtreeTooLarge", n, err)
+		}
+		if n, err := h.WriteString("x"); n != 0 || !errors.Is(err, ErrSubtreeTooLarge) {
+			t.Fatalf("WriteString at 2^64-1 bytes: %d, %v; want ErrSubtreeTooLarge", n, err)
+		}
+		if n, err := h.ReadFrom(bytes.NewReader([]byte{1})); n != 0 || !errors.Is(err, ErrSubtreeTooLarge) {
+			t.Fatalf("ReadFrom at 2^64-1 bytes: %d, %v; want ErrSubtreeTooLarge", n, err)
+		}
+		all = h.Sum(all)
+		out := make([]byte, 70)
+		_, _ = h.Digest().Read(out)
+		all = append(all, out...)
+		// Short of it: small writes up to the end.
+		h = resume(t, 1<<54-16, 16000)
+		if _, err := h.Write(make([]byte, 383)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.Write([]byte{1}); !errors.Is(err, ErrSubtreeTooLarge) {
+			t.Fatalf("Write past 2^64-1 bytes: %v; want ErrSubtreeTooLarge", err)
+		}
+		all = h.Sum(all)
+		// A stream that does not fit: the pieces that do, counted.
+		h = resume(t, 1<<54-1024, 16384)
+		in := vectorInput(3 * streamPiece)
+		n, err := h.ReadFrom(bytes.NewReader(in))
+		if n != streamPiece || !errors.Is(err, ErrSubtreeTooLarge) {
+			t.Fatalf("ReadFrom past 2^64-1 bytes: %d, %v; want %d, ErrSubtreeTooLarge", n, err, streamPiece)
+		}
+		r := resume(t, 1<<54-1024, 16384)
+		_, _ = r.Write(in[:n])
+		if !bytes.Equal(h.Sum(nil), r.Sum(nil)) {
+			t.Fatal("ReadFrom past 2^64-1 bytes: the hasher does not hold the bytes counted")
+		}
+		sums[t.Name()] = h.Sum(all)
+	})
+	if len(sums) == 2 && !bytes.Equal(sums["TestMarshalInputEnd/native"], sums["TestMarshalInputEnd/go"]) {
+		t.Fatal("the backends differ")
+	}
+}

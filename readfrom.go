@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"math"
 	"sync"
 )
 
@@ -71,13 +72,15 @@ func (h *Hasher) readFile(f positionalFile) (n int64, err error, done bool) {
 	}
 	at := h.inputLen()
 	head := int64((leaf - at%leaf) % leaf)
-	if head+int64(leaf) >= size {
+	if head+int64(leaf) >= size || at > math.MaxUint64-uint64(size) {
+		// Too little for leaves, or too much for the input (a resumed
+		// state near 2^64 bytes: Write refuses what does not fit).
 		return 0, nil, false
 	}
 	buf := readBufs.Get().(*[readBufLen]byte)
 	defer readBufs.Put(buf)
-	if err := h.writeAt(f, start, head, buf[:]); err != nil {
-		return h.readFailed(f, start, head, err)
+	if k, err := h.writeAt(f, start, head, buf[:]); err != nil {
+		return h.readFailed(f, start, k, err)
 	}
 	mid := (size - head - 1) / int64(leaf) * int64(leaf)
 	at += uint64(head)
@@ -100,13 +103,30 @@ func (h *Hasher) readFile(f positionalFile) (n int64, err error, done bool) {
 	for leaf>>(height+1) >= chunkLen {
 		height++
 	}
-	for _, l := range leaves {
+	last := len(leaves) - 1
+	for _, l := range leaves[:last] {
 		h.pushCV(l.CV, height)
 	}
 	h.setLim()
+	// The rest (1 byte to a leaf) is what stays on the Go side: the tree
+	// alone may be one subtree, whose root it no longer holds. So its first
+	// piece is read before the last leaf goes in; if that read fails, the
+	// last leaf goes in as input instead (read again), the last group of it
+	// kept as for any Write.
 	rest := size - head - mid
-	if err := h.writeAt(f, start+head+mid, rest, buf[:]); err != nil {
+	first := buf[:min(rest, int64(len(buf)))]
+	if err := readAt(f, first, start+head+mid); err != nil {
+		if k, err := h.writeAt(f, start+head+mid-int64(leaf), int64(leaf), buf[:]); err != nil {
+			return h.readFailed(f, start, head+mid-int64(leaf)+k, err)
+		}
 		return h.readFailed(f, start, head+mid, err)
+	}
+	h.pushCV(leaves[last].CV, height)
+	h.setLim()
+	_, _ = h.Write(first)
+	got := int64(len(first))
+	if k, err := h.writeAt(f, start+head+mid+got, rest-got, buf[:]); err != nil {
+		return h.readFailed(f, start, head+mid+got+k, err)
 	}
 	if _, err := f.Seek(start+size, io.SeekStart); err != nil {
 		return size, err, true
@@ -130,18 +150,20 @@ func (h *Hasher) readFailed(f positionalFile, start, done int64, err error) (int
 	return done, err, true
 }
 
-// writeAt writes n bytes of f from offset off to h, through buf.
-func (h *Hasher) writeAt(f io.ReaderAt, off, n int64, buf []byte) error {
-	for n > 0 {
-		p := buf[:min(int64(len(buf)), n)]
-		if err := readAt(f, p, off); err != nil {
-			return err
+// writeAt writes n bytes of f from offset off to h, through buf, and
+// returns how many it wrote: all n, or those before an error, which
+// readFailed must be told (a read that fails writes none of its piece).
+func (h *Hasher) writeAt(f io.ReaderAt, off, n int64, buf []byte) (int64, error) {
+	var done int64
+	for done < n {
+		p := buf[:min(int64(len(buf)), n-done)]
+		if err := readAt(f, p, off+done); err != nil {
+			return done, err
 		}
 		_, _ = h.Write(p)
-		off += int64(len(p))
-		n -= int64(len(p))
+		done += int64(len(p))
 	}
-	return nil
+	return done, nil
 }
 
 // inputLen is how many bytes a native, non-subtree h has been given.
@@ -260,7 +282,10 @@ func (h *Hasher) readPipelined(r io.Reader, n int64) (int64, error) {
 		}
 	}()
 	for p := range filled {
-		_, _ = h.Write(p.buf[:p.n])
+		if _, err := h.Write(p.buf[:p.n]); err != nil {
+			free <- p.buf
+			return n, err // past 2^64-1 bytes: nothing written
+		}
 		n += int64(p.n)
 		if p.err != nil {
 			if p.err == io.EOF {

@@ -109,18 +109,80 @@ func (i fakeInfo) IsDir() bool        { return false }
 func (i fakeInfo) Sys() any           { return nil }
 
 // TestReadFromShrunkFile: a file shorter than its size is hashed to its end,
-// whether it ends in the leaves or in the tail.
+// whether it ends in the bytes read before the first leaf (after earlier
+// input), in the leaves or in the tail. ReadFrom is called directly:
+// io.Copy would take the bytes.Reader's WriteTo instead.
 func TestReadFromShrunkFile(t *testing.T) {
 	in := vectorInput(readFileMin * 2)
-	for _, short := range []int{1, leafMin + 5, readFileMin} {
-		f := shrunkFile{bytes.NewReader(in[:len(in)-short]), int64(len(in))}
-		h := New()
-		n, err := io.Copy(h, f)
-		if err != nil || n != int64(len(in)-short) {
-			t.Fatalf("%d bytes short: %d, %v", short, n, err)
+	for _, before := range []int{0, 1} {
+		for _, short := range []int{1, 2, leafMin + 5, readFileMin, len(in) - 1000, len(in)} {
+			f := shrunkFile{bytes.NewReader(in[:len(in)-short]), int64(len(in))}
+			h := New()
+			_, _ = h.Write(in[:before])
+			n, err := h.ReadFrom(f)
+			if err != nil || n != int64(len(in)-short) {
+				t.Fatalf("%d bytes before, %d bytes short: %d, %v; want %d", before, short, n, err, len(in)-short)
+			}
+			z := zeebo.New()
+			_, _ = z.Write(in[:before])
+			_, _ = z.Write(in[:len(in)-short])
+			if got, want := h.Sum(nil), z.Sum(nil); !bytes.Equal(got, want) {
+				t.Fatalf("%d bytes before, %d bytes short: wrong hash", before, short)
+			}
 		}
-		if got, want := h.Sum(nil), zeebo.Sum256(in[:len(in)-short]); !bytes.Equal(got, want[:]) {
-			t.Fatalf("%d bytes short: wrong hash", short)
+	}
+}
+
+// failingFile is a file whose reads fail at byte failAt.
+type failingFile struct {
+	*bytes.Reader
+	failAt int64
+	err    error
+}
+
+func (f failingFile) Stat() (os.FileInfo, error) { return fakeInfo{f.Size()}, nil }
+
+func (f failingFile) Read(p []byte) (int, error) {
+	off, _ := f.Seek(0, io.SeekCurrent)
+	if off <= f.failAt && f.failAt < off+int64(len(p)) {
+		n, _ := f.Reader.Read(p[:f.failAt-off])
+		return n, f.err
+	}
+	return f.Reader.Read(p)
+}
+
+func (f failingFile) ReadAt(p []byte, off int64) (int, error) {
+	if off <= f.failAt && f.failAt < off+int64(len(p)) {
+		n, _ := f.Reader.ReadAt(p[:f.failAt-off], off)
+		return n, f.err
+	}
+	return f.Reader.ReadAt(p, off)
+}
+
+// TestReadFromFileErrors: a file whose read fails anywhere (before the
+// first leaf, in a leaf, in the tail) gives the error, a count of exactly
+// the bytes the hasher holds, and an offset after them.
+func TestReadFromFileErrors(t *testing.T) {
+	in := vectorInput(readFileMin*2 + 3000)
+	boom := errors.New("boom")
+	for _, before := range []int{0, 1, bufSize + 3} {
+		for _, at := range []int64{0, 500, leafMin + 7, 2 * readFileMin, int64(len(in)) - 10} {
+			f := failingFile{bytes.NewReader(in), at, boom}
+			h := New()
+			_, _ = h.Write(in[:before])
+			n, err := h.ReadFrom(f)
+			if !errors.Is(err, boom) || n > at {
+				t.Fatalf("%d bytes before, failing at %d: %d, %v", before, at, n, err)
+			}
+			if off, _ := f.Seek(0, io.SeekCurrent); off != n {
+				t.Errorf("%d bytes before, failing at %d: offset %d, want %d", before, at, off, n)
+			}
+			z := zeebo.New()
+			_, _ = z.Write(in[:before])
+			_, _ = z.Write(in[:n])
+			if got, want := h.Sum(nil), z.Sum(nil); !bytes.Equal(got, want) {
+				t.Fatalf("%d bytes before, failing at %d: the hasher does not hold the %d bytes counted", before, at, n)
+			}
 		}
 	}
 }

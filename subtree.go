@@ -7,6 +7,7 @@ package blake3
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 )
 
@@ -18,7 +19,7 @@ var (
 	// its Sum appends nothing, and Err returns it.
 	ErrRootWithOffset = errors.New("blake3: no root hash for a subtree with a non-zero input offset (use FinalizeNonRoot)")
 	// ErrSubtreeTooLarge: more input than MaxSubtreeLen allows at the
-	// hasher's input offset.
+	// hasher's input offset, or than the 2^64-1 bytes an input may have.
 	ErrSubtreeTooLarge = errors.New("blake3: subtree too large for its input offset")
 	// ErrInvalidSubtree: a merge or finalization that would not give a
 	// chaining value of the BLAKE3 tree.
@@ -91,13 +92,20 @@ func (s subState) clone() subState {
 }
 
 // accept counts n more bytes of input, or rejects them (for good) when they
-// would make the subtree longer than its offset allows.
+// would make the subtree longer than its offset allows, or take the input
+// past 2^64-1 bytes, the most an input has (a subtree that ends there is
+// shorter than MaxSubtreeLen; the library and UnmarshalBinary refuse one
+// past it).
 func (s *subState) accept(n int) error {
 	if s.err != nil {
 		return s.err
 	}
-	if s.max != 0 && uint64(n) > s.max-s.n {
-		s.err = fmt.Errorf("%w: %d bytes at input offset %d, where at most %d fit", ErrSubtreeTooLarge, s.n+uint64(n), s.offset, s.max)
+	fit := math.MaxUint64 - s.offset // offset+s.n never passes 2^64-1
+	if s.max != 0 {
+		fit = min(fit, s.max)
+	}
+	if uint64(n) > fit-s.n {
+		s.err = fmt.Errorf("%w: %d bytes at input offset %d, where at most %d fit", ErrSubtreeTooLarge, s.n+uint64(n), s.offset, fit)
 		return s.err
 	}
 	s.n += uint64(n)
@@ -129,7 +137,8 @@ func (h *Hasher) goPath() bool {
 // offset there is no root hash:
 //
 //   - Write rejects input that would make the subtree longer than
-//     MaxSubtreeLen(offset), writing none of it and returning an error
+//     MaxSubtreeLen(offset), or the input longer than 2^64-1 bytes (the
+//     most BLAKE3 hashes), writing none of it and returning an error
 //     (ErrSubtreeTooLarge); the rejection is sticky: every later Write and
 //     FinalizeNonRoot fail with it until Reset.
 //   - Sum appends nothing to its argument (a result Size bytes short), and

@@ -654,3 +654,49 @@ func TestSubtreeCopyByValue(t *testing.T) {
 		t.Fatal("the original lost its sticky error to the copy")
 	}
 }
+
+// TestSubtreeEndOfInput: an input has at most 2^64-1 bytes, so a subtree
+// near the end of that range holds fewer than MaxSubtreeLen bytes: Write
+// refuses the byte at 2^64 (ErrSubtreeTooLarge) on both backends, as
+// UnmarshalBinary refuses such a state and the library such a tree, and
+// FinalizeNonRoot works up to it, with the same chaining value on both.
+func TestSubtreeEndOfInput(t *testing.T) {
+	cvs := map[string][32]byte{}
+	subBackends(t, func(t *testing.T) {
+		h := New()
+		if err := h.SetInputOffset(1<<64 - 1024); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.Write(make([]byte, 1024)); !errors.Is(err, ErrSubtreeTooLarge) {
+			t.Fatalf("1024 bytes from 2^64-1024: %v, want ErrSubtreeTooLarge", err)
+		}
+		h.Reset()
+		_ = h.SetInputOffset(1<<64 - 1024)
+		if _, err := h.Write(make([]byte, 1023)); err != nil {
+			t.Fatalf("1023 bytes from 2^64-1024: %v", err)
+		}
+		if _, err := h.Write([]byte{0}); !errors.Is(err, ErrSubtreeTooLarge) {
+			t.Fatalf("the byte at 2^64: %v, want ErrSubtreeTooLarge", err)
+		}
+		h.Reset()
+		_ = h.SetInputOffset(1<<64 - 1024)
+		_, _ = h.Write(make([]byte, 1023))
+		s, err := h.FinalizeNonRoot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cvs[t.Name()] = s.CV
+
+		// The same from a saved state of 2^64-1 bytes.
+		var r Hasher
+		if err := r.UnmarshalBinary(marshalState(0, 1, [32]byte{}, 1<<64-2048, 1, 1023)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Write([]byte{0}); !errors.Is(err, ErrSubtreeTooLarge) {
+			t.Fatalf("resumed: the byte at 2^64: %v, want ErrSubtreeTooLarge", err)
+		}
+	})
+	if len(cvs) == 2 && cvs["TestSubtreeEndOfInput/native"] != cvs["TestSubtreeEndOfInput/go"] {
+		t.Fatalf("the backends differ: %x", cvs)
+	}
+}

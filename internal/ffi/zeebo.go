@@ -51,8 +51,24 @@ type ZeeboState struct {
 
 func view(h *zeebo.Hasher) *zeeboHasher { return (*zeeboHasher)(unsafe.Pointer(h)) }
 
-// ZeeboExport returns the state of h, which it does not change.
+// mustZeebo keeps the mirror from being used on a zeebo of another layout,
+// where its writes would land in the wrong fields, or past the hasher: the
+// callers check ZeeboOK first and say why they cannot go on; this is the
+// last line.
+func mustZeebo() {
+	if !zeeboOK() {
+		panic("blake3: internal error: github.com/zeebo/blake3's hasher is not the layout of v0.2.4")
+	}
+}
+
+// ZeeboExport returns the state of h, which it does not change. It panics
+// unless ZeeboOK.
 func ZeeboExport(h *zeebo.Hasher) ZeeboState {
+	mustZeebo()
+	return zeeboExport(h)
+}
+
+func zeeboExport(h *zeebo.Hasher) ZeeboState {
 	// Digest on a copy brings its state to the form above: the chaining
 	// values of whole chunks pushed, the pairs waiting to be merged merged,
 	// and at most one chunk left in the buffer.
@@ -70,8 +86,14 @@ func ZeeboExport(h *zeebo.Hasher) ZeeboState {
 }
 
 // ZeeboImport returns a zeebo hasher in state s, which must be one that a
-// hasher can be in (a tail of at most one chunk, not empty after chunks).
+// hasher can be in (a tail of at most one chunk, not empty after chunks). It
+// panics unless ZeeboOK.
 func ZeeboImport(s *ZeeboState) *zeebo.Hasher {
+	mustZeebo()
+	return zeeboImport(s)
+}
+
+func zeeboImport(s *ZeeboState) *zeebo.Hasher {
 	h := zeebo.New()
 	v := view(h)
 	v.h.key, v.h.flags, v.h.chunks = s.Key, s.Flags, s.Chunks
@@ -83,6 +105,16 @@ func ZeeboImport(s *ZeeboState) *zeebo.Hasher {
 	}
 	_, _ = h.Write(s.Tail)
 	return h
+}
+
+// ZeeboLen returns how many bytes h has hashed, and false when ZeeboOK
+// does not hold (the layout is not known).
+func ZeeboLen(h *zeebo.Hasher) (uint64, bool) {
+	if !ZeeboOK() {
+		return 0, false
+	}
+	v := view(h)
+	return v.h.chunks*1024 + v.h.len, true
 }
 
 var zeeboOK = sync.OnceValue(zeeboCheck)
@@ -107,7 +139,10 @@ func zeeboCheck() bool {
 	}
 	h, _ := zeebo.NewKeyed(key[:])
 	_, _ = h.Write(in)
-	s := ZeeboExport(h)
+	if v := view(h); v.h.chunks*1024+v.h.len != uint64(len(in)) {
+		return false
+	}
+	s := zeeboExport(h)
 	var buf [guts.MaxSIMD * guts.ChunkSize]byte
 	copy(buf[:], in[:2048])
 	left := guts.ChainingValue(guts.CompressBuffer(&buf, 2048, &kw, 0, guts.FlagKeyedHash))
@@ -115,7 +150,7 @@ func zeeboCheck() bool {
 	if s.Key != kw || s.Flags != guts.FlagKeyedHash || s.Chunks != 3 || s.Stack[1] != left || s.Stack[0] != third || !bytes.Equal(s.Tail, in[3072:]) {
 		return false
 	}
-	r := ZeeboImport(&s)
+	r := zeeboImport(&s)
 	for range 4 { // past zeebo's 8 KiB buffer
 		_, _ = r.Write(in)
 		_, _ = h.Write(in)

@@ -1,9 +1,38 @@
 package ffi
 
-import "testing"
+import (
+	"testing"
+
+	zeebo "github.com/zeebo/blake3"
+)
 
 func TestZeeboOK(t *testing.T) {
 	if !ZeeboOK() {
 		t.Fatal("the layout of zeebo's hasher is not the one zeebo.go expects")
+	}
+}
+
+// TestZeeboGuard: where the layout check fails, the mirror refuses to read
+// or write a zeebo hasher (a panic, not writes through the wrong layout),
+// whatever its caller checked.
+func TestZeeboGuard(t *testing.T) {
+	saved := zeeboOK
+	defer func() { zeeboOK = saved }()
+	zeeboOK = func() bool { return false }
+	for name, f := range map[string]func(){
+		"ZeeboImport": func() { ZeeboImport(&ZeeboState{Flags: 1 << 4}) },
+		"ZeeboExport": func() { ZeeboExport(zeebo.New()) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s without the layout check: no panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+	if _, ok := ZeeboLen(zeebo.New()); ok {
+		t.Error("ZeeboLen without the layout check: ok")
 	}
 }
