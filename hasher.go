@@ -26,6 +26,11 @@ type Hasher struct {
 	// backend it began on, for good.
 	path uint8
 
+	// far is set on a hasher resumed by UnmarshalBinary with half of the
+	// most input BLAKE3 hashes (2^64-1 bytes) or more: its writes are
+	// checked against that end (fits).
+	far bool
+
 	// g is the Go path's hasher. It is a pointer (zeebo's Hasher is 10 KiB,
 	// and native Hashers never need it), so a copy of a Go-path Hasher by
 	// value shares it: use Clone.
@@ -121,9 +126,12 @@ func (h *Hasher) WriteString(s string) (int, error) {
 
 // fits refuses n more bytes that would take a hasher, not a subtree one
 // (whose accept counts its input), past 2^64-1 bytes, the most an input
-// has, which the library refuses: a state resumed by UnmarshalBinary may be
-// that close to it.
+// has, which the library refuses. Only a state resumed by UnmarshalBinary
+// can be that close to it (h.far): no other hasher pays for the look.
 func (h *Hasher) fits(n int) error {
+	if !h.far {
+		return nil
+	}
 	have := h.inputLen()
 	if h.path == pathGo {
 		var ok bool
@@ -217,7 +225,7 @@ func (h *Hasher) setLim() {
 	if h.path == pathNative && !h.sub.on {
 		h.lim = h.room()
 		// Nothing past 2^64-1 bytes without a look (fits).
-		if at := h.inputLen() - uint64(h.nbuf); uint64(h.lim) > math.MaxUint64-at {
+		if at := h.inputLen() - uint64(h.nbuf); h.far && uint64(h.lim) > math.MaxUint64-at {
 			h.lim = int(math.MaxUint64 - at)
 		}
 	}
@@ -262,7 +270,7 @@ func (h *Hasher) Reset() {
 	if h.g != nil {
 		h.g.Reset()
 	}
-	h.live, h.nbuf = false, 0
+	h.live, h.nbuf, h.far = false, 0, false
 	h.sub = subState{}
 	h.setLim()
 	if h.path == pathGo && h.g == nil {

@@ -141,6 +141,7 @@ func (h *Hasher) UnmarshalBinary(data []byte) error {
 		return err
 	}
 	r := Hasher{mode: s.mode, key: s.key, hasCtxKey: s.mode == modeDeriveKey}
+	r.far = s.offset+s.chunks*chunkLen+uint64(len(s.tail)) >= 1<<63
 	if s.subtree {
 		max, _ := MaxSubtreeLen(s.offset)
 		r.sub = subState{on: true, offset: s.offset, max: max, n: s.chunks*chunkLen + uint64(len(s.tail))}

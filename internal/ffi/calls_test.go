@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	zeebo "github.com/zeebo/blake3"
 	"lukechampine.com/blake3/guts"
@@ -304,4 +305,61 @@ func TestCallsTreeErrors(t *testing.T) {
 		tr.Mode, tr.Chunks = ModeHash, 1<<60
 		expect("a tree whose end overflows", s.TreeUpdate(&tr, in[:1024], false), ErrSubtreeTooLarge)
 	}
+}
+
+// TestCallsTreeScribbled: a tree changed by another goroutine during the
+// calls (Go code writing one Hasher from two goroutines, which it must not)
+// gives wrong results or error codes, never a fault or an abort: the library
+// reads the header once per call and indexes the stack below 64.
+func TestCallsTreeScribbled(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector rightly stops this test")
+	}
+	s := testLibrary(t)
+	if rc := s.InitThreads(2); rc != OK {
+		t.Fatal(rc)
+	}
+	in := pattern(1 << 20)
+	var tr Tree
+	if rc := s.TreeInit(&tr, ModeHash, nil, 0); rc != OK {
+		t.Fatal(rc)
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() { // the scribbler
+		defer close(done)
+		rng := rand.New(rand.NewPCG(3, 4))
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			switch rng.IntN(4) {
+			case 0:
+				tr.Chunks = rng.Uint64() >> rng.IntN(64)
+			case 1:
+				tr.Offset = rng.Uint64() &^ 1023 >> rng.IntN(64)
+			case 2:
+				tr.Mode = uint32(rng.IntN(3))
+			default:
+				tr.Stack[rng.IntN(64)][rng.IntN(32)] = byte(rng.Uint32())
+			}
+		}
+	}()
+	out := make([]byte, 64)
+	var l, r, cv [32]byte
+	deadline := time.Now().Add(time.Second)
+	rng := rand.New(rand.NewPCG(5, 6))
+	for time.Now().Before(deadline) {
+		k := rng.IntN(len(in)/1024+1) * 1024
+		_ = s.TreeUpdate(&tr, in[:k], rng.IntN(2) == 0)
+		tail := in[:rng.IntN(17<<10)]
+		_ = s.TreeFinalize(&tr, tail, 0, out)
+		_ = s.TreeRoot(&tr, tail, &l, &r)
+		_ = s.TreeFinalizeNonRoot(&tr, tail, &cv)
+		tr.Magic = TreeMagic // keep the calls going past the magic check
+	}
+	close(stop)
+	<-done
 }

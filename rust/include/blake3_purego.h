@@ -153,7 +153,9 @@ int32_t blake3_purego_left_subtree_len(uint64_t input_len, uint64_t *len_out);
  * write a tree (to resume a saved one) whose chunks and stack describe a
  * real input: a stack entry is only a chaining value, and a wrong one gives
  * a wrong hash, never a fault. magic, mode and offset are checked at every
- * call. */
+ * call. Each call reads the header once and indexes the stack below 64, so
+ * a tree changed during a call (a caller's own bug) gives a wrong hash or an
+ * error code, never a fault. */
 typedef struct {
   uint64_t magic;      /* written by tree_init */
   uint32_t mode;       /* MODE_* */
@@ -180,8 +182,8 @@ int32_t blake3_purego_tree_init(void *tree, uint32_t mode, const uint8_t *key,
  * own size and fits, hashed by the crate, and merged into the stack. With
  * parallel non-zero, pieces run side by side, and pieces of 1 MiB and more
  * on all of the rayon pool (while one has been built). Beyond offset 0, the
- * tree may not grow past the largest subtree its offset allows
- * (ERR_SUBTREE_TOO_LARGE). */
+ * tree may not grow past the largest subtree its offset allows, and no tree
+ * past 2^64 bytes of input (ERR_SUBTREE_TOO_LARGE). */
 int32_t blake3_purego_tree_update(void *tree, const uint8_t *input, size_t len,
                                   uint32_t parallel);
 

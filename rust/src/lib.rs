@@ -324,9 +324,10 @@ pub unsafe extern "C" fn blake3_purego_derive_key_context_key(
 ) -> i32 {
     // SAFETY: per the header contract.
     code((|| {
-        let ctx = context_str(unsafe { input(context, context_len) }?)?;
-        let out = unsafe { output(context_key_out, KEY_LEN) }?;
-        out.copy_from_slice(&hazmat::hash_derive_key_context(ctx));
+        let key =
+            hazmat::hash_derive_key_context(context_str(unsafe { input(context, context_len) }?)?);
+        // SAFETY: the context is no longer borrowed (the output may overlap it).
+        unsafe { output(context_key_out, KEY_LEN) }?.copy_from_slice(&key);
         Ok(())
     })())
 }
@@ -469,42 +470,70 @@ pub struct Tree {
     stack: [[u8; KEY_LEN]; 64],
 }
 
-/// Checks a tree pointer: not NULL, aligned, initialized, and with a mode
-/// and offset that tree_init could have written.
-///
-/// # Safety
-/// A non-NULL, aligned `p` must be valid for reads of a `Tree`.
-unsafe fn checked_tree(p: *const u8) -> Result<*const Tree, i32> {
-    let t = p as *const Tree;
-    if t.is_null() || (t as usize) % align_of::<Tree>() != 0 {
-        return Err(ERR_NULL);
-    }
-    // SAFETY: fields read through raw pointers before any reference is made.
-    let (magic, mode, offset) = unsafe {
-        (
-            ptr::addr_of!((*t).magic).read(),
-            ptr::addr_of!((*t).mode).read(),
-            ptr::addr_of!((*t).offset).read(),
-        )
-    };
-    if magic != TREE_MAGIC || mode > MODE_DERIVE_KEY || offset % CHUNK_LEN != 0 {
-        return Err(ERR_STATE);
-    }
-    Ok(t)
+/// A tree in caller memory, seen through a raw pointer only: its header is
+/// read once into a `Head` and checked there, and its stack is read and
+/// written one entry at a time at indexes below 64. No reference to the
+/// caller's memory is made, so a caller that changes the tree during a call
+/// (Go code writing one Hasher from two goroutines) gets wrong hashes, never
+/// a read or write out of bounds or a misuse the crate panics on.
+struct TreePtr(*mut Tree);
+
+/// The header fields of a tree, as read once at the start of a call.
+#[derive(Clone, Copy)]
+struct Head {
+    mode: u32,
+    key: [u8; KEY_LEN],
+    offset: u64,
+    chunks: u64,
 }
 
-/// # Safety
-/// As for `checked_tree`, and the tree is not aliased for the call.
-unsafe fn tree_mut<'a>(p: *mut u8) -> Result<&'a mut Tree, i32> {
-    // SAFETY: checked, plain data, exclusive per the header.
-    Ok(unsafe { &mut *(checked_tree(p)? as *mut Tree) })
-}
+impl TreePtr {
+    /// Checks a tree pointer (not NULL, aligned) and reads its header: a
+    /// magic, mode and offset that tree_init could have written.
+    ///
+    /// # Safety
+    /// A non-NULL, aligned `p` must be valid for reads (and, for updates,
+    /// writes) of a `Tree` for the call.
+    unsafe fn new(p: *const u8) -> Result<(TreePtr, Head), i32> {
+        let t = p as *mut Tree;
+        if t.is_null() || (t as usize) % align_of::<Tree>() != 0 {
+            return Err(ERR_NULL);
+        }
+        // SAFETY: fields read through raw pointers, once each.
+        let (magic, head) = unsafe {
+            (
+                ptr::addr_of!((*t).magic).read(),
+                Head {
+                    mode: ptr::addr_of!((*t).mode).read(),
+                    key: ptr::addr_of!((*t).key).read(),
+                    offset: ptr::addr_of!((*t).offset).read(),
+                    chunks: ptr::addr_of!((*t).chunks).read(),
+                },
+            )
+        };
+        if magic != TREE_MAGIC || head.mode > MODE_DERIVE_KEY || head.offset % CHUNK_LEN != 0 {
+            return Err(ERR_STATE);
+        }
+        Ok((TreePtr(t), head))
+    }
 
-/// # Safety
-/// As for `checked_tree`; several readers may share it.
-unsafe fn tree_ref<'a>(p: *const u8) -> Result<&'a Tree, i32> {
-    // SAFETY: checked, plain data, only read.
-    Ok(unsafe { &*checked_tree(p)? })
+    /// Stack entry i (below 64).
+    fn get(&self, i: u32) -> [u8; KEY_LEN] {
+        // SAFETY: valid per TreePtr::new; the index is masked below 64.
+        unsafe { ptr::addr_of!((*self.0).stack[(i & 63) as usize]).read() }
+    }
+
+    /// Writes stack entry i (below 64).
+    fn set(&self, i: u32, cv: [u8; KEY_LEN]) {
+        // SAFETY: valid for writes per TreePtr::new (updates only).
+        unsafe { ptr::addr_of_mut!((*self.0).stack[(i & 63) as usize]).write(cv) }
+    }
+
+    /// Writes the chunk count.
+    fn set_chunks(&self, chunks: u64) {
+        // SAFETY: valid for writes per TreePtr::new (updates only).
+        unsafe { ptr::addr_of_mut!((*self.0).chunks).write(chunks) }
+    }
 }
 
 /// Pieces from this size up are hashed on the rayon pool when the caller
@@ -515,7 +544,7 @@ const PARALLEL_PIECE: usize = 1 << 20;
 /// alignment of the start, then shrink with the bits of what is left.
 const MAX_PIECES: usize = 128;
 
-impl Tree {
+impl Head {
     fn mode(&self) -> Mode<'_> {
         match self.mode {
             MODE_KEYED => Mode::KeyedHash(&self.key),
@@ -580,22 +609,27 @@ impl Tree {
     }
 
     /// Adds the chaining value of the next 2^height chunks (which start
-    /// aligned to their size), merging it with the subtrees it completes.
-    fn push(&mut self, mut cv: [u8; KEY_LEN], height: u32) {
+    /// aligned to their size), merging it with the subtrees it completes on
+    /// t's stack.
+    fn push(&mut self, t: &TreePtr, mut cv: [u8; KEY_LEN], height: u32) {
         let mut i = height;
-        while self.chunks & (1 << i) != 0 {
-            cv = hazmat::merge_subtrees_non_root(&self.stack[i as usize], &cv, self.mode());
+        while i < 63 && self.chunks & (1 << i) != 0 {
+            cv = hazmat::merge_subtrees_non_root(&t.get(i), &cv, self.mode());
             i += 1;
         }
-        self.stack[i as usize] = cv;
-        self.chunks += 1 << height;
+        t.set(i, cv);
+        self.chunks = self.chunks.wrapping_add(1 << height);
     }
 
     /// The two children of the node over everything: the largest subtree on
     /// the stack, and the chaining value of all that follows it, the tail
     /// (if any) included. None when that is nothing (a single subtree and no
     /// tail, whose own children the stack no longer holds).
-    fn children(&self, tail_cv: Option<[u8; KEY_LEN]>) -> Option<([u8; KEY_LEN], [u8; KEY_LEN])> {
+    fn children(
+        &self,
+        t: &TreePtr,
+        tail_cv: Option<[u8; KEY_LEN]>,
+    ) -> Option<([u8; KEY_LEN], [u8; KEY_LEN])> {
         if self.chunks == 0 {
             return None;
         }
@@ -607,15 +641,15 @@ impl Tree {
             None => {
                 let low = rest.trailing_zeros();
                 rest &= rest - 1;
-                self.stack[low as usize]
+                t.get(low)
             }
         };
         while rest != 0 {
             let low = rest.trailing_zeros();
-            right = hazmat::merge_subtrees_non_root(&self.stack[low as usize], &right, self.mode());
+            right = hazmat::merge_subtrees_non_root(&t.get(low), &right, self.mode());
             rest &= rest - 1;
         }
-        Some((self.stack[top as usize], right))
+        Some((t.get(top), right))
     }
 }
 
@@ -713,7 +747,7 @@ pub unsafe extern "C" fn blake3_purego_tree_update(
 ) -> i32 {
     code((|| {
         // SAFETY: per the header contract.
-        let t = unsafe { tree_mut(tree) }?;
+        let (tp, mut t) = unsafe { TreePtr::new(tree) }?;
         let data = unsafe { input(data, len) }?;
         if data.len() as u64 % CHUNK_LEN != 0 {
             return Err(ERR_LENGTH);
@@ -728,7 +762,7 @@ pub unsafe extern "C" fn blake3_purego_tree_update(
         let mut cvs = [[0u8; KEY_LEN]; MAX_PIECES];
         let pool = if parallel != 0 { pool() } else { None };
         {
-            let (tree, pieces, first) = (&*t, &pieces[..n], t.chunks);
+            let (tree, pieces, first) = (&t, &pieces[..n], t.chunks);
             let hash = |i: usize, cv: &mut [u8; KEY_LEN]| {
                 let (c, h) = pieces[i];
                 let from = ((c - first) * CHUNK_LEN) as usize;
@@ -745,8 +779,9 @@ pub unsafe extern "C" fn blake3_purego_tree_update(
             }
         }
         for (cv, &(_, h)) in cvs[..n].iter().zip(&pieces[..n]) {
-            t.push(*cv, h);
+            t.push(&tp, *cv, h);
         }
+        tp.set_chunks(t.chunks);
         Ok(())
     })())
 }
@@ -764,7 +799,7 @@ pub unsafe extern "C" fn blake3_purego_tree_finalize(
 ) -> i32 {
     code((|| {
         // SAFETY: per the header contract.
-        let t = unsafe { tree_ref(tree) }?;
+        let (tp, t) = unsafe { TreePtr::new(tree) }?;
         let tail = unsafe { input(tail, tail_len) }?;
         output_ok(out, out_len)?;
         if t.offset != 0 {
@@ -779,7 +814,7 @@ pub unsafe extern "C" fn blake3_purego_tree_finalize(
             } else {
                 Some(t.tail_cv(tail)?)
             };
-            let (left, right) = t.children(tail_cv).ok_or(ERR_LENGTH)?;
+            let (left, right) = t.children(&tp, tail_cv).ok_or(ERR_LENGTH)?;
             hazmat::merge_subtrees_root_xof(&left, &right, t.mode())
         };
         // SAFETY: the tail is no longer borrowed.
@@ -800,7 +835,7 @@ pub unsafe extern "C" fn blake3_purego_tree_root(
 ) -> i32 {
     code((|| {
         // SAFETY: per the header contract.
-        let t = unsafe { tree_ref(tree) }?;
+        let (tp, t) = unsafe { TreePtr::new(tree) }?;
         let tail = unsafe { input(tail, tail_len) }?;
         output_ok(left_out, KEY_LEN)?;
         output_ok(right_out, KEY_LEN)?;
@@ -823,7 +858,7 @@ pub unsafe extern "C" fn blake3_purego_tree_root(
             } else {
                 Some(t.tail_cv(tail)?)
             };
-            t.children(tail_cv).ok_or(ERR_LENGTH)?
+            t.children(&tp, tail_cv).ok_or(ERR_LENGTH)?
         };
         // SAFETY: the tail is no longer borrowed; the outputs are distinct
         // 32-byte buffers per the header.
@@ -844,7 +879,7 @@ pub unsafe extern "C" fn blake3_purego_tree_finalize_non_root(
 ) -> i32 {
     code((|| {
         // SAFETY: per the header contract.
-        let t = unsafe { tree_ref(tree) }?;
+        let (tp, t) = unsafe { TreePtr::new(tree) }?;
         let tail = unsafe { input(tail, tail_len) }?;
         output_ok(cv_out, KEY_LEN)?;
         let cv = if t.chunks == 0 {
@@ -858,10 +893,10 @@ pub unsafe extern "C" fn blake3_purego_tree_finalize_non_root(
             } else {
                 Some(t.tail_cv(tail)?)
             };
-            match t.children(tail_cv) {
+            match t.children(&tp, tail_cv) {
                 Some((left, right)) => hazmat::merge_subtrees_non_root(&left, &right, t.mode()),
                 // One subtree and nothing after it: its own chaining value.
-                None => t.stack[t.chunks.trailing_zeros() as usize],
+                None => tp.get(t.chunks.trailing_zeros()),
             }
         };
         // SAFETY: the tail is no longer borrowed.

@@ -1,0 +1,5 @@
+//go:build race
+
+package ffi
+
+const raceEnabled = true
