@@ -142,6 +142,7 @@ func TestMarshalRefusals(t *testing.T) {
 		"a tail too long":            marshalState(0, 0, none, 0, 0, stateMaxTail+1),
 		"a tail past the stack":      marshalState(0, 0, none, 0, 3, 1025),
 		"more than 2^64 bytes":       marshalState(0, 0, none, 0, 1<<54, 1),
+		"exactly 2^64 bytes":         marshalState(0, 0, none, 0, 1<<54-1, 1024),
 		"a subtree past its max len": marshalState(0, 1, none, 16<<10, 16, 1),
 	}
 	bad["reserved byte"] = set(good["plain"], 7, 1)
@@ -215,6 +216,57 @@ func TestMarshalSubtrees(t *testing.T) {
 			if want := zeebo.Sum256(in); err != nil || root != want {
 				t.Fatalf("subtrees saved on %s, resumed on %s: %x, %v; want %x", from, to, root, err, want)
 			}
+		}
+	}
+}
+
+// TestMarshalRejectedWrite: a subtree hasher whose Write was rejected has
+// no state to save: its input is not the one it was given.
+func TestMarshalRejectedWrite(t *testing.T) {
+	forEachBackend(t, func(t *testing.T) {
+		h := New()
+		if err := h.SetInputOffset(1024); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.Write(make([]byte, 1025)); !errors.Is(err, ErrSubtreeTooLarge) {
+			t.Fatalf("Write past the subtree: %v", err)
+		}
+		if s, err := h.MarshalBinary(); !errors.Is(err, ErrSubtreeTooLarge) {
+			t.Fatalf("MarshalBinary after a rejected Write: %x, %v", s, err)
+		}
+	})
+}
+
+// TestMarshalResumedDeriveKey: a derive-key hasher resumed from a state has
+// its context key, not its context; the hashers SumReaderAt starts from it
+// (several workers, on either backend) hash under that key.
+func TestMarshalResumedDeriveKey(t *testing.T) {
+	backends := []string{"go", "native"}
+	if lib == nil {
+		backends = backends[:1]
+	}
+	data := vectorInput(3 << 20) // above readerAtDirect: in subtrees
+	want := make([]byte, 32)
+	zeebo.DeriveKey(vectorContext, data, want)
+	for _, from := range backends {
+		for _, to := range backends {
+			var state []byte
+			onBackend(t, from, func() {
+				var err error
+				if state, err = NewDeriveKey(vectorContext).MarshalBinary(); err != nil {
+					t.Fatal(err)
+				}
+			})
+			onBackend(t, to, func() {
+				var h Hasher
+				if err := h.UnmarshalBinary(state); err != nil {
+					t.Fatal(err)
+				}
+				got, err := h.SumReaderAt(bytes.NewReader(data), int64(len(data)), 2)
+				if err != nil || !bytes.Equal(got[:], want) {
+					t.Fatalf("saved on %s, resumed on %s: SumReaderAt gives %x, %v; want %x", from, to, got, err, want)
+				}
+			})
 		}
 	}
 }
