@@ -220,6 +220,43 @@ func TestMarshalSubtrees(t *testing.T) {
 	}
 }
 
+// TestMarshalUnalignedSubtree: a subtree hasher resumed with a stack that
+// ends off a group's alignment (a plain hasher's state with the subtree flag
+// set: the same input, offset 0) gathers its next groups aligned, on either
+// backend, and gives the hash of the whole input.
+func TestMarshalUnalignedSubtree(t *testing.T) {
+	backends := []string{"go", "native"}
+	if lib == nil {
+		backends = backends[:1]
+	}
+	rng := newTestRand(testSeed(t))
+	in := vectorInput(3*bufSize + 5000)
+	for _, to := range backends {
+		for _, cut := range []int{3*chunkLen + 100, 5*chunkLen + 1, 17 * chunkLen} {
+			var state []byte
+			withGoBackend(func() { // zeebo's states end anywhere
+				h := New()
+				_, _ = h.Write(in[:cut])
+				var err error
+				if state, err = h.MarshalBinary(); err != nil {
+					t.Fatal(err)
+				}
+			})
+			state[6] = stateSubtree
+			onBackend(t, to, func() {
+				var h Hasher
+				if err := h.UnmarshalBinary(state); err != nil {
+					t.Fatal(err)
+				}
+				writeInPieces(rng, &h, in[cut:])
+				if got, want := h.Sum(nil), zeebo.Sum256(in); !bytes.Equal(got, want[:]) {
+					t.Fatalf("resumed on %s after %d bytes: %x, want %x", to, cut, got, want)
+				}
+			})
+		}
+	}
+}
+
 // TestMarshalRejectedWrite: a subtree hasher whose Write was rejected has
 // no state to save: its input is not the one it was given.
 func TestMarshalRejectedWrite(t *testing.T) {
@@ -233,6 +270,36 @@ func TestMarshalRejectedWrite(t *testing.T) {
 		}
 		if s, err := h.MarshalBinary(); !errors.Is(err, ErrSubtreeTooLarge) {
 			t.Fatalf("MarshalBinary after a rejected Write: %x, %v", s, err)
+		}
+	})
+}
+
+// TestMarshalResumedReset: a subtree hasher resumed from a state, reset,
+// is a new hasher in its mode on either backend (on the Go path it never
+// had the zeebo hasher a plain one writes to).
+func TestMarshalResumedReset(t *testing.T) {
+	forEachBackend(t, func(t *testing.T) {
+		for _, m := range marshalModes {
+			h := m.new()
+			if err := h.SetInputOffset(0); err != nil {
+				t.Fatal(err)
+			}
+			_, _ = h.Write(vectorInput(3000))
+			state, err := h.MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r Hasher
+			if err := r.UnmarshalBinary(state); err != nil {
+				t.Fatal(err)
+			}
+			r.Reset()
+			_, _ = r.Write([]byte("abc"))
+			z := m.ref()
+			_, _ = z.Write([]byte("abc"))
+			if got, want := r.Sum(nil), z.Sum(nil); !bytes.Equal(got, want) {
+				t.Fatalf("%s: a resumed subtree hasher, reset, hashes \"abc\" to %x, want %x", m.name, got, want)
+			}
 		}
 	})
 }
