@@ -255,3 +255,17 @@ func TestReadFromSubtree(t *testing.T) {
 		t.Fatalf("subtrees read by ReadFrom merge to %x, %v; want %x", got, err, zeebo.Sum256(in))
 	}
 }
+
+// TestReadFromWriteAt: writeAt goes through its buffer piece by piece when
+// the range is longer (ReadFrom's ranges are, from files of 4 GiB up, where
+// the leaves outgrow readBufLen).
+func TestReadFromWriteAt(t *testing.T) {
+	in := vectorInput(5000)
+	h := New()
+	if err := h.writeAt(bytes.NewReader(in), 5, 3000, make([]byte, 1000)); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := h.Sum(nil), zeebo.Sum256(in[5:3005]); !bytes.Equal(got, want[:]) {
+		t.Fatal("writeAt through a buffer of a third of the range: wrong bytes")
+	}
+}
