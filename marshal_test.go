@@ -143,6 +143,7 @@ func TestMarshalRefusals(t *testing.T) {
 		"a tail past the stack":      marshalState(0, 0, none, 0, 3, 1025),
 		"more than 2^64 bytes":       marshalState(0, 0, none, 0, 1<<54, 1),
 		"exactly 2^64 bytes":         marshalState(0, 0, none, 0, 1<<54-1, 1024),
+		"chunks past 2^64 bytes":     marshalState(0, 0, none, 0, 1<<54+1, 1),
 		"a subtree past its max len": marshalState(0, 1, none, 16<<10, 16, 1),
 	}
 	bad["reserved byte"] = set(good["plain"], 7, 1)
