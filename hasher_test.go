@@ -371,12 +371,14 @@ func TestParallelPool(t *testing.T) {
 	if !nativeActive(t) {
 		t.Skip("native backend not active")
 	}
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	runtime.GOMAXPROCS(6)
+	// Widths above any GOMAXPROCS other tests run with, so that only the
+	// hash under test can have built a pool that wide.
+	base := max(2, runtime.GOMAXPROCS(0))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(base + 4))
 	defer SetMaxThreads(0)
-	SetMaxThreads(9)
-	if n := threads(); n != 6 {
-		t.Errorf("SetMaxThreads(9) with GOMAXPROCS 6: %d threads, want 6", n)
+	SetMaxThreads(base + 9)
+	if n := threads(); n != base+4 {
+		t.Errorf("SetMaxThreads(%d) with GOMAXPROCS %d: %d threads, want %d", base+9, base+4, n, base+4)
 	}
 	SetMaxThreads(1)
 	if parallel(parallelMin) {
@@ -388,10 +390,8 @@ func TestParallelPool(t *testing.T) {
 		what    string
 		hash    func()
 	}{
-		// Widths no earlier test asks for (GOMAXPROCS is not changed
-		// elsewhere), so that only this hash can have built the pool.
-		{3, "Sum256 of parallelMin bytes", func() { Sum256(in[:parallelMin]) }},
-		{4, "a Write whose whole groups are parallelMin bytes", func() { _, _ = New().Write(in) }},
+		{base + 1, "Sum256 of parallelMin bytes", func() { Sum256(in[:parallelMin]) }},
+		{base + 2, "a Write whose whole groups are parallelMin bytes", func() { _, _ = New().Write(in) }},
 	} {
 		SetMaxThreads(c.threads)
 		if parallel(parallelMin - 1) {
