@@ -129,12 +129,19 @@ func measurePlan(l *ffi.Symbols, def plan) plan {
 	if l != nil {
 		cands = append(cands, implNative)
 	}
-	const rounds = 7
-	best := make([][]float64, len(planSizes)) // ns per hash, [size][impl]
 	buf := make([]byte, planMax)
 	for i := range buf {
 		buf[i] = byte(i)
 	}
+	return choosePlan(def, cands, func(c impl, n int) float64 { return timeOneShot(l, c, buf[:n]) })
+}
+
+// choosePlan is measurePlan with the clock given: timeOf(c, n) is one
+// timing of candidate c at n bytes, in ns. It is apart so that the choice
+// can be tested on made-up timings.
+func choosePlan(def plan, cands []impl, timeOf func(c impl, n int) float64) plan {
+	const rounds = 7
+	best := make([][]float64, len(planSizes)) // ns per hash, [size][impl]
 	for i := range best {
 		best[i] = []float64{-1, -1, -1}
 	}
@@ -145,7 +152,7 @@ func measurePlan(l *ffi.Symbols, def plan) plan {
 				if c == implLuke && n > chunkLen {
 					continue
 				}
-				if t := timeOneShot(l, c, buf[:n]); best[i][c] < 0 || t < best[i][c] {
+				if t := timeOf(c, n); best[i][c] < 0 || t < best[i][c] {
 					best[i][c] = t
 				}
 			}

@@ -95,3 +95,70 @@ func TestDispatchMeasuredPlan(t *testing.T) {
 	}
 	t.Logf("plan measured here: %s", &p)
 }
+
+// TestDispatchInterpolate: costs are linear between measured sizes, exact
+// at them, and unknown (-1) wherever either end of the segment was not
+// measured.
+func TestDispatchInterpolate(t *testing.T) {
+	sizes := []int{0, 100, 200}
+	best := [][]float64{ // [size][impl]: native, zeebo, lukechampine
+		{10, -1, 5},
+		{20, -1, 6},
+		{40, 7, -1},
+	}
+	for _, c := range []struct {
+		im   impl
+		n    int
+		want float64
+	}{
+		{implNative, 0, 10},
+		{implNative, 25, 12.5},
+		{implNative, 100, 20},
+		{implNative, 150, 30},
+		{implNative, 200, 40},
+		{implZeebo, 150, -1},
+		{implZeebo, 200, -1},
+		{implLuke, 0, 5},
+		{implLuke, 100, 6}, // measured here, not after
+		{implLuke, 150, -1},
+	} {
+		if got := interpolate(sizes, best, c.im, c.n); got != c.want {
+			t.Errorf("%v at %d bytes: %v, want %v", c.im, c.n, got, c.want)
+		}
+	}
+}
+
+// TestDispatchChoosePlan: the choice made from timings, on made-up ones:
+// the fastest candidate that beats the default by planMargin wins;
+// lukechampine is never timed, so never planned, above a chunk; each
+// candidate's best time counts.
+func TestDispatchChoosePlan(t *testing.T) {
+	def := defaultPlan(true, "arm64", false) // the library everywhere
+	var calls int
+	timeOf := func(c impl, n int) float64 {
+		calls++
+		slow := float64(calls % 2 * 1000) // noise: every other timing is slow
+		switch {
+		case c == implNative:
+			return 100 + slow
+		case c == implLuke:
+			return 90 + slow // under the margin everywhere
+		case n <= chunkLen:
+			return 50 + slow // zeebo: faster than lukechampine
+		case n <= 2048:
+			return 98 + slow // zeebo: faster than the library, within the margin
+		}
+		return 96 + slow // zeebo: faster than the library by more than the margin
+	}
+	p := choosePlan(def, []impl{implZeebo, implLuke, implNative}, timeOf)
+	for c, got := range p {
+		n := c * 64
+		want := implZeebo
+		if n > chunkLen && n <= 2048 {
+			want = implNative
+		}
+		if got != want {
+			t.Errorf("class %d (up to %d bytes): %v, want %v (plan %s)", c, n, got, want, &p)
+		}
+	}
+}

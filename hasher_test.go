@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -357,6 +358,48 @@ func TestBadInputBatching(t *testing.T) {
 		}
 		if got, want := h.Sum(nil), zeebo.Sum256(all); !bytes.Equal(got, want[:]) {
 			t.Fatalf("round %d: Sum of %d bytes wrong", round, total)
+		}
+	}
+}
+
+// TestParallelPool: a hash of parallelMin bytes or more in one piece (a
+// one-shot, or a Write's whole groups) runs on the library's pool, which is
+// built as wide as the thread cap then in force, itself no wider than
+// GOMAXPROCS; below parallelMin, or with one thread allowed, the pool is not
+// asked for. The pool's width is the library's own count.
+func TestParallelPool(t *testing.T) {
+	if !nativeActive(t) {
+		t.Skip("native backend not active")
+	}
+	// Widths above any GOMAXPROCS other tests run with, so that only the
+	// hash under test can have built a pool that wide.
+	base := max(2, runtime.GOMAXPROCS(0))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(base + 4))
+	defer SetMaxThreads(0)
+	SetMaxThreads(base + 9)
+	if n := threads(); n != base+4 {
+		t.Errorf("SetMaxThreads(%d) with GOMAXPROCS %d: %d threads, want %d", base+9, base+4, n, base+4)
+	}
+	SetMaxThreads(1)
+	if parallel(parallelMin) {
+		t.Errorf("SetMaxThreads(1): %d bytes go to the pool", parallelMin)
+	}
+	in := vectorInput(parallelMin + bufSize + 1)
+	for _, c := range []struct {
+		threads int
+		what    string
+		hash    func()
+	}{
+		{base + 1, "Sum256 of parallelMin bytes", func() { Sum256(in[:parallelMin]) }},
+		{base + 2, "a Write whose whole groups are parallelMin bytes", func() { _, _ = New().Write(in) }},
+	} {
+		SetMaxThreads(c.threads)
+		if parallel(parallelMin - 1) {
+			t.Errorf("%d bytes go to the pool", parallelMin-1)
+		}
+		c.hash()
+		if got := lib.NumThreads(); got != c.threads {
+			t.Errorf("%s with %d threads allowed: the pool has %d", c.what, c.threads, got)
 		}
 	}
 }

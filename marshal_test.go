@@ -142,6 +142,8 @@ func TestMarshalRefusals(t *testing.T) {
 		"a tail too long":            marshalState(0, 0, none, 0, 0, stateMaxTail+1),
 		"a tail past the stack":      marshalState(0, 0, none, 0, 3, 1025),
 		"more than 2^64 bytes":       marshalState(0, 0, none, 0, 1<<54, 1),
+		"exactly 2^64 bytes":         marshalState(0, 0, none, 0, 1<<54-1, 1024),
+		"chunks past 2^64 bytes":     marshalState(0, 0, none, 0, 1<<54+1, 1),
 		"a subtree past its max len": marshalState(0, 1, none, 16<<10, 16, 1),
 	}
 	bad["reserved byte"] = set(good["plain"], 7, 1)
@@ -215,6 +217,124 @@ func TestMarshalSubtrees(t *testing.T) {
 			if want := zeebo.Sum256(in); err != nil || root != want {
 				t.Fatalf("subtrees saved on %s, resumed on %s: %x, %v; want %x", from, to, root, err, want)
 			}
+		}
+	}
+}
+
+// TestMarshalUnalignedSubtree: a subtree hasher resumed with a stack that
+// ends off a group's alignment (a plain hasher's state with the subtree flag
+// set: the same input, offset 0) gathers its next groups aligned, on either
+// backend, and gives the hash of the whole input.
+func TestMarshalUnalignedSubtree(t *testing.T) {
+	backends := []string{"go", "native"}
+	if lib == nil {
+		backends = backends[:1]
+	}
+	rng := newTestRand(testSeed(t))
+	in := vectorInput(3*bufSize + 5000)
+	for _, to := range backends {
+		for _, cut := range []int{3*chunkLen + 100, 5*chunkLen + 1, 17 * chunkLen} {
+			var state []byte
+			withGoBackend(func() { // zeebo's states end anywhere
+				h := New()
+				_, _ = h.Write(in[:cut])
+				var err error
+				if state, err = h.MarshalBinary(); err != nil {
+					t.Fatal(err)
+				}
+			})
+			state[6] = stateSubtree
+			onBackend(t, to, func() {
+				var h Hasher
+				if err := h.UnmarshalBinary(state); err != nil {
+					t.Fatal(err)
+				}
+				writeInPieces(rng, &h, in[cut:])
+				if got, want := h.Sum(nil), zeebo.Sum256(in); !bytes.Equal(got, want[:]) {
+					t.Fatalf("resumed on %s after %d bytes: %x, want %x", to, cut, got, want)
+				}
+			})
+		}
+	}
+}
+
+// TestMarshalRejectedWrite: a subtree hasher whose Write was rejected has
+// no state to save: its input is not the one it was given.
+func TestMarshalRejectedWrite(t *testing.T) {
+	forEachBackend(t, func(t *testing.T) {
+		h := New()
+		if err := h.SetInputOffset(1024); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.Write(make([]byte, 1025)); !errors.Is(err, ErrSubtreeTooLarge) {
+			t.Fatalf("Write past the subtree: %v", err)
+		}
+		if s, err := h.MarshalBinary(); !errors.Is(err, ErrSubtreeTooLarge) {
+			t.Fatalf("MarshalBinary after a rejected Write: %x, %v", s, err)
+		}
+	})
+}
+
+// TestMarshalResumedReset: a subtree hasher resumed from a state, reset,
+// is a new hasher in its mode on either backend (on the Go path it never
+// had the zeebo hasher a plain one writes to).
+func TestMarshalResumedReset(t *testing.T) {
+	forEachBackend(t, func(t *testing.T) {
+		for _, m := range marshalModes {
+			h := m.new()
+			if err := h.SetInputOffset(0); err != nil {
+				t.Fatal(err)
+			}
+			_, _ = h.Write(vectorInput(3000))
+			state, err := h.MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r Hasher
+			if err := r.UnmarshalBinary(state); err != nil {
+				t.Fatal(err)
+			}
+			r.Reset()
+			_, _ = r.Write([]byte("abc"))
+			z := m.ref()
+			_, _ = z.Write([]byte("abc"))
+			if got, want := r.Sum(nil), z.Sum(nil); !bytes.Equal(got, want) {
+				t.Fatalf("%s: a resumed subtree hasher, reset, hashes \"abc\" to %x, want %x", m.name, got, want)
+			}
+		}
+	})
+}
+
+// TestMarshalResumedDeriveKey: a derive-key hasher resumed from a state has
+// its context key, not its context; the hashers SumReaderAt starts from it
+// (several workers, on either backend) hash under that key.
+func TestMarshalResumedDeriveKey(t *testing.T) {
+	backends := []string{"go", "native"}
+	if lib == nil {
+		backends = backends[:1]
+	}
+	data := vectorInput(3 << 20) // above readerAtDirect: in subtrees
+	want := make([]byte, 32)
+	zeebo.DeriveKey(vectorContext, data, want)
+	for _, from := range backends {
+		for _, to := range backends {
+			var state []byte
+			onBackend(t, from, func() {
+				var err error
+				if state, err = NewDeriveKey(vectorContext).MarshalBinary(); err != nil {
+					t.Fatal(err)
+				}
+			})
+			onBackend(t, to, func() {
+				var h Hasher
+				if err := h.UnmarshalBinary(state); err != nil {
+					t.Fatal(err)
+				}
+				got, err := h.SumReaderAt(bytes.NewReader(data), int64(len(data)), 2)
+				if err != nil || !bytes.Equal(got[:], want) {
+					t.Fatalf("saved on %s, resumed on %s: SumReaderAt gives %x, %v; want %x", from, to, got, err, want)
+				}
+			})
 		}
 	}
 }

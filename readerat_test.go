@@ -101,8 +101,9 @@ func TestSumReaderAtErrors(t *testing.T) {
 				t.Fatalf("short reader of %d: %v", n, err)
 			}
 		}
-		if _, err := SumReaderAt(bytes.NewReader(nil), -1, 1); err == nil {
-			t.Fatal("negative size: no error")
+		// A negative size is refused before anything is read.
+		if _, err := SumReaderAt(subFailReader{bytes.NewReader(data), 0}, -1, 1); err == nil || errors.Is(err, errSubRead) {
+			t.Fatalf("negative size: %v, want an error before any read", err)
 		}
 		subGoroutines(t, before)
 	})

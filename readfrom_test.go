@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -90,18 +91,24 @@ type failingReader struct{ err error }
 
 func (f *failingReader) Read([]byte) (int, error) { return 0, f.err }
 
-// shrunkFile is a file that says it is longer than it is, as one that
-// shrinks after its size was read.
-type shrunkFile struct {
-	*bytes.Reader
+// resizedFile is a file whose Stat gives another size than it has, as one
+// that shrinks or grows after its size was read. It hides bytes.Reader's
+// WriteTo, so that io.Copy goes through ReadFrom.
+type resizedFile struct {
+	r    *bytes.Reader
 	size int64
 }
 
-func (f shrunkFile) Stat() (os.FileInfo, error) { return fakeInfo{f.size}, nil }
+func (f resizedFile) Read(p []byte) (int, error)              { return f.r.Read(p) }
+func (f resizedFile) ReadAt(p []byte, off int64) (int, error) { return f.r.ReadAt(p, off) }
+func (f resizedFile) Seek(off int64, whence int) (int64, error) {
+	return f.r.Seek(off, whence)
+}
+func (f resizedFile) Stat() (os.FileInfo, error) { return fakeInfo{f.size}, nil }
 
 type fakeInfo struct{ size int64 }
 
-func (i fakeInfo) Name() string       { return "shrunk" }
+func (i fakeInfo) Name() string       { return "resized" }
 func (i fakeInfo) Size() int64        { return i.size }
 func (i fakeInfo) Mode() os.FileMode  { return 0o600 }
 func (i fakeInfo) ModTime() time.Time { return time.Time{} }
@@ -116,7 +123,7 @@ func TestReadFromShrunkFile(t *testing.T) {
 	in := vectorInput(readFileMin * 2)
 	for _, before := range []int{0, 1} {
 		for _, short := range []int{1, 2, leafMin + 5, readFileMin, len(in) - 1000, len(in)} {
-			f := shrunkFile{bytes.NewReader(in[:len(in)-short]), int64(len(in))}
+			f := resizedFile{bytes.NewReader(in[:len(in)-short]), int64(len(in))}
 			h := New()
 			_, _ = h.Write(in[:before])
 			n, err := h.ReadFrom(f)
@@ -133,16 +140,16 @@ func TestReadFromShrunkFile(t *testing.T) {
 	}
 }
 
-// failingFile is a file whose reads fail at byte failAt.
-type failingFile struct {
+// brokenFile is a file whose reads (Read and ReadAt) fail at byte failAt.
+type brokenFile struct {
 	*bytes.Reader
 	failAt int64
 	err    error
 }
 
-func (f failingFile) Stat() (os.FileInfo, error) { return fakeInfo{f.Size()}, nil }
+func (f brokenFile) Stat() (os.FileInfo, error) { return fakeInfo{f.Size()}, nil }
 
-func (f failingFile) Read(p []byte) (int, error) {
+func (f brokenFile) Read(p []byte) (int, error) {
 	off, _ := f.Seek(0, io.SeekCurrent)
 	if off <= f.failAt && f.failAt < off+int64(len(p)) {
 		n, _ := f.Reader.Read(p[:f.failAt-off])
@@ -151,7 +158,7 @@ func (f failingFile) Read(p []byte) (int, error) {
 	return f.Reader.Read(p)
 }
 
-func (f failingFile) ReadAt(p []byte, off int64) (int, error) {
+func (f brokenFile) ReadAt(p []byte, off int64) (int, error) {
 	if off <= f.failAt && f.failAt < off+int64(len(p)) {
 		n, _ := f.Reader.ReadAt(p[:f.failAt-off], off)
 		return n, f.err
@@ -167,7 +174,7 @@ func TestReadFromFileErrors(t *testing.T) {
 	boom := errors.New("boom")
 	for _, before := range []int{0, 1, bufSize + 3} {
 		for _, at := range []int64{0, 500, leafMin + 7, 2 * readFileMin, int64(len(in)) - 10} {
-			f := failingFile{bytes.NewReader(in), at, boom}
+			f := brokenFile{bytes.NewReader(in), at, boom}
 			h := New()
 			_, _ = h.Write(in[:before])
 			n, err := h.ReadFrom(f)
@@ -184,5 +191,160 @@ func TestReadFromFileErrors(t *testing.T) {
 				t.Fatalf("%d bytes before, failing at %d: the hasher does not hold the %d bytes counted", before, at, n)
 			}
 		}
+	}
+}
+
+// parallelRead makes sure ReadFrom may read files in parallel: at least
+// two threads allowed, GOMAXPROCS included.
+func parallelRead(t *testing.T) {
+	if !nativeActive(t) {
+		t.Skip("native backend not active: ReadFrom reads files in turn")
+	}
+	prev := runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))
+	t.Cleanup(func() { runtime.GOMAXPROCS(prev) })
+}
+
+// TestReadFromResizedFile: a file shorter than its size is hashed to its
+// end, whether it ends in the leaves or in the tail; one longer than its
+// size is hashed on to its end.
+func TestReadFromResizedFile(t *testing.T) {
+	parallelRead(t)
+	in := vectorInput(readFileMin*2 + 12345)
+	for _, c := range []struct{ size, real int }{
+		{len(in), len(in) - 1},
+		{len(in), len(in) - leafMin - 5},
+		{len(in), len(in) - readFileMin},
+		{readFileMin * 2, len(in)},
+	} {
+		f := resizedFile{bytes.NewReader(in[:c.real]), int64(c.size)}
+		h := New()
+		n, err := h.ReadFrom(f)
+		if err != nil || n != int64(c.real) {
+			t.Fatalf("%d bytes, Stat says %d: ReadFrom returned %d, %v", c.real, c.size, n, err)
+		}
+		if got, want := h.Sum(nil), zeebo.Sum256(in[:c.real]); !bytes.Equal(got, want[:]) {
+			t.Fatalf("%d bytes, Stat says %d: wrong hash", c.real, c.size)
+		}
+	}
+}
+
+// TestReadFromWholeLeaves: a file whose rest after the head is whole
+// leaves keeps its last leaf as the tail, read once: the hash is right
+// with nothing written after it, by Sum and by Digest.
+func TestReadFromWholeLeaves(t *testing.T) {
+	parallelRead(t)
+	in := vectorInput(5 * leafMin)
+	for _, before := range []int{0, 1} {
+		// The head runs up to the next multiple of leafMin.
+		head := (leafMin - before) % leafMin
+		file := in[before : before+head+4*leafMin]
+		h := New()
+		_, _ = h.Write(in[:before])
+		if n, err := h.ReadFrom(resizedFile{bytes.NewReader(file), int64(len(file))}); err != nil || n != int64(len(file)) {
+			t.Fatalf("%d bytes before: ReadFrom returned %d, %v", before, n, err)
+		}
+		all := in[:before+len(file)]
+		if got, want := h.Sum(nil), zeebo.Sum256(all); !bytes.Equal(got, want[:]) {
+			t.Fatalf("%d bytes before, %d from the file: wrong Sum", before, len(file))
+		}
+		got, want := make([]byte, 64), make([]byte, 64)
+		_, _ = h.Digest().Read(got)
+		z := zeebo.New()
+		_, _ = z.Write(all)
+		_, _ = z.Digest().Read(want)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%d bytes before, %d from the file: wrong Digest", before, len(file))
+		}
+	}
+}
+
+// failingFile is a file whose ReadAt fails with err for any read that
+// covers byte bad.
+type failingFile struct {
+	resizedFile
+	bad int64
+	err error
+}
+
+func (f failingFile) ReadAt(p []byte, off int64) (int, error) {
+	if off <= f.bad && f.bad < off+int64(len(p)) {
+		return 0, f.err
+	}
+	return f.resizedFile.ReadAt(p, off)
+}
+
+// TestReadFromReadAtError: an error from a parallel read, in the leaves or
+// in the tail, comes back with the count of the bytes before what failed
+// (the head, or the head and the leaves), which the hasher holds exactly,
+// and the file's offset is left after them.
+func TestReadFromReadAtError(t *testing.T) {
+	parallelRead(t)
+	in := vectorInput(readFileMin * 2)
+	boom := errors.New("boom")
+	const before = 1
+	head := leafMin - before
+	for _, c := range []struct {
+		bad  int
+		done int
+	}{
+		{head + 2*leafMin, head},                 // in a leaf
+		{len(in) - before - 1, head + 6*leafMin}, // in the tail (the last byte)
+	} {
+		file := in[:len(in)-before]
+		f := failingFile{resizedFile{bytes.NewReader(file), int64(len(file))}, int64(c.bad), boom}
+		h := New()
+		_, _ = h.Write(in[len(in)-before:])
+		n, err := h.ReadFrom(f)
+		if n != int64(c.done) || !errors.Is(err, boom) {
+			t.Fatalf("read error at %d: ReadFrom returned %d, %v; want %d, boom", c.bad, n, err, c.done)
+		}
+		z := zeebo.New()
+		_, _ = z.Write(in[len(in)-before:])
+		_, _ = z.Write(file[:c.done])
+		if got, want := h.Sum(nil), z.Sum(nil); !bytes.Equal(got, want) {
+			t.Fatalf("read error at %d: the hasher does not hold exactly the %d bytes counted", c.bad, c.done)
+		}
+		if off, _ := f.Seek(0, io.SeekCurrent); off != int64(c.done) {
+			t.Fatalf("read error at %d: offset %d, want %d", c.bad, off, c.done)
+		}
+	}
+}
+
+// TestReadFromSubtree: subtree hashers read large files as any other
+// writes: counted and at their offset, so that they merge into the hash.
+func TestReadFromSubtree(t *testing.T) {
+	parallelRead(t)
+	in := vectorInput(2*readFileMin - 5)
+	var sub [2]Subtree
+	for i := range sub {
+		part := in[i*readFileMin : min(len(in), (i+1)*readFileMin)]
+		h := New()
+		if err := h.SetInputOffset(uint64(i * readFileMin)); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := h.ReadFrom(resizedFile{bytes.NewReader(part), int64(len(part))}); err != nil || n != int64(len(part)) {
+			t.Fatalf("subtree %d: ReadFrom returned %d, %v", i, n, err)
+		}
+		var err error
+		if sub[i], err = h.FinalizeNonRoot(); err != nil {
+			t.Fatalf("subtree %d: %v", i, err)
+		}
+	}
+	if got, err := New().MergeRoot(sub[0], sub[1]); err != nil || got != zeebo.Sum256(in) {
+		t.Fatalf("subtrees read by ReadFrom merge to %x, %v; want %x", got, err, zeebo.Sum256(in))
+	}
+}
+
+// TestReadFromWriteAt: writeAt goes through its buffer piece by piece when
+// the range is longer (ReadFrom's ranges are, from files of 4 GiB up, where
+// the leaves outgrow readBufLen).
+func TestReadFromWriteAt(t *testing.T) {
+	in := vectorInput(5000)
+	h := New()
+	if n, err := h.writeAt(bytes.NewReader(in), 5, 3000, make([]byte, 1000)); err != nil || n != 3000 {
+		t.Fatalf("writeAt: %d, %v; want 3000, nil", n, err)
+	}
+	if got, want := h.Sum(nil), zeebo.Sum256(in[5:3005]); !bytes.Equal(got, want[:]) {
+		t.Fatal("writeAt through a buffer of a third of the range: wrong bytes")
 	}
 }
