@@ -136,100 +136,102 @@ type savedState struct {
 // length that no hasher can have. A state is not authenticated: one with
 // the right shape but other chaining values resumes to another hash.
 func (h *Hasher) UnmarshalBinary(data []byte) error {
-	s, err := parseState(data)
-	if err != nil {
+	var s savedState
+	if err := parseState(data, &s); err != nil {
 		return err
 	}
-	r := Hasher{mode: s.mode, key: s.key, hasCtxKey: s.mode == modeDeriveKey}
-	r.far = s.offset+s.chunks*chunkLen+uint64(len(s.tail)) >= 1<<63
+	onZeebo := native() == nil && !s.subtree
+	if onZeebo && !ffi.ZeeboOK() {
+		return errors.New("blake3: cannot resume on the Go path with this version of github.com/zeebo/blake3")
+	}
+	// Built in place, after the last check: a Hasher holds its buffer,
+	// which a copy from a local would move onto the heap on every resume.
+	*h = Hasher{mode: s.mode, key: s.key, hasCtxKey: s.mode == modeDeriveKey}
+	h.far = s.offset+s.chunks*chunkLen+uint64(len(s.tail)) >= 1<<63
 	if s.subtree {
 		max, _ := MaxSubtreeLen(s.offset)
-		r.sub = subState{on: true, offset: s.offset, max: max, n: s.chunks*chunkLen + uint64(len(s.tail))}
+		h.sub = subState{on: true, offset: s.offset, max: max, n: s.chunks*chunkLen + uint64(len(s.tail))}
 	}
 	switch {
-	case native() != nil:
-		r.path = pathNative
+	case !onZeebo && native() != nil:
+		h.path = pathNative
 		if s.chunks > 0 {
-			must(lib.TreeInit(&r.t, r.mode, r.modeKey(), s.offset))
-			r.t.Chunks, r.t.Stack, r.live = s.chunks, s.stack, true
+			must(lib.TreeInit(&h.t, h.mode, h.modeKey(), s.offset))
+			h.t.Chunks, h.t.Stack, h.live = s.chunks, s.stack, true
 		}
-		r.nbuf = copy(r.buf[:], s.tail)
-		r.setLim()
+		h.nbuf = copy(h.buf[:], s.tail)
+		h.setLim()
 	case s.subtree:
-		r.path = pathGo
-		r.sub.startGo(&r)
-		t := r.sub.t
+		h.path = pathGo
+		h.sub.startGo(h)
+		t := h.sub.t
 		t.chunks = s.chunks
 		for i := range t.stack {
 			t.stack[i] = cvWords(&s.stack[i])
 		}
 		t.n = copy(t.buf[:], s.tail)
 	default:
-		if !ffi.ZeeboOK() {
-			return errors.New("blake3: cannot resume on the Go path with this version of github.com/zeebo/blake3")
-		}
-		z := ffi.ZeeboState{Key: *keyWords(r.mode, &r.key), Flags: modeFlags(r.mode), Chunks: s.chunks, Tail: s.tail}
+		z := ffi.ZeeboState{Key: *keyWords(h.mode, &h.key), Flags: modeFlags(h.mode), Chunks: s.chunks, Tail: s.tail}
 		for i := range z.Stack {
 			z.Stack[i] = cvWords(&s.stack[i])
 		}
-		r.path, r.g = pathGo, ffi.ZeeboImport(&z)
+		h.path, h.g = pathGo, ffi.ZeeboImport(&z)
 	}
-	*h = r
 	return nil
 }
 
-// parseState checks data as a state of the format above.
-func parseState(data []byte) (*savedState, error) {
+// parseState checks data as a state of the format above and reads it into s.
+func parseState(data []byte, s *savedState) error {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("%w: "+format, append([]any{errState}, a...)...)
 	}
 	if len(data) < stateHeader {
-		return nil, bad("%d bytes, shorter than the %d-byte header", len(data), stateHeader)
+		return bad("%d bytes, shorter than the %d-byte header", len(data), stateHeader)
 	}
 	if string(data[:4]) != stateMagic {
-		return nil, bad("not a BLAKE3 hasher state (magic %q)", data[:4])
+		return bad("not a BLAKE3 hasher state (magic %q)", data[:4])
 	}
 	if data[4] != stateVersion {
-		return nil, bad("version %d, this package reads version %d", data[4], stateVersion)
+		return bad("version %d, this package reads version %d", data[4], stateVersion)
 	}
-	s := &savedState{mode: uint32(data[5]), subtree: data[6] == stateSubtree}
+	*s = savedState{mode: uint32(data[5]), subtree: data[6] == stateSubtree}
 	if s.mode > modeDeriveKey {
-		return nil, bad("mode %d", data[5])
+		return bad("mode %d", data[5])
 	}
 	if data[6]&^stateSubtree != 0 || data[7] != 0 {
-		return nil, bad("flags %#x %#x", data[6], data[7])
+		return bad("flags %#x %#x", data[6], data[7])
 	}
 	copy(s.key[:], data[8:40])
 	if s.mode == modeHash && s.key != [32]byte{} {
-		return nil, bad("a key in a plain hasher's state")
+		return bad("a key in a plain hasher's state")
 	}
 	s.offset = binary.BigEndian.Uint64(data[40:])
 	s.chunks = binary.BigEndian.Uint64(data[48:])
 	tail := int(binary.BigEndian.Uint16(data[56:]))
 	switch {
 	case s.offset%chunkLen != 0:
-		return nil, bad("input offset %d is not a multiple of 1024", s.offset)
+		return bad("input offset %d is not a multiple of 1024", s.offset)
 	case s.offset != 0 && !s.subtree:
-		return nil, bad("input offset %d without the subtree flag", s.offset)
+		return bad("input offset %d without the subtree flag", s.offset)
 	case tail > stateMaxTail:
-		return nil, bad("a tail of %d bytes, more than %d", tail, stateMaxTail)
+		return bad("a tail of %d bytes, more than %d", tail, stateMaxTail)
 	case s.chunks != 0 && tail == 0:
-		return nil, bad("no tail after %d chunks", s.chunks)
+		return bad("no tail after %d chunks", s.chunks)
 	case s.chunks != 0 && uint64(tail) > chunkLen<<bits.TrailingZeros64(s.chunks):
-		return nil, bad("a tail of %d bytes after %d chunks, longer than the smallest subtree", tail, s.chunks)
+		return bad("a tail of %d bytes after %d chunks, longer than the smallest subtree", tail, s.chunks)
 	}
 	hi, n := bits.Mul64(s.chunks, chunkLen)
 	n, c1 := bits.Add64(n, s.offset, 0)
 	_, c2 := bits.Add64(n, uint64(tail), 0)
 	if hi|c1|c2 != 0 {
-		return nil, bad("%d chunks and a tail of %d after input offset %d: more than 2^64 bytes", s.chunks, tail, s.offset)
+		return bad("%d chunks and a tail of %d after input offset %d: more than 2^64 bytes", s.chunks, tail, s.offset)
 	}
 	if max, _ := MaxSubtreeLen(s.offset); max != 0 && s.chunks*chunkLen+uint64(tail) > max {
-		return nil, bad("%d bytes at input offset %d, where at most %d fit", s.chunks*chunkLen+uint64(tail), s.offset, max)
+		return bad("%d bytes at input offset %d, where at most %d fit", s.chunks*chunkLen+uint64(tail), s.offset, max)
 	}
 	cvs := bits.OnesCount64(s.chunks)
 	if want := stateHeader + 32*cvs + tail; len(data) != want {
-		return nil, bad("%d bytes, want %d for %d chunks and a tail of %d", len(data), want, s.chunks, tail)
+		return bad("%d bytes, want %d for %d chunks and a tail of %d", len(data), want, s.chunks, tail)
 	}
 	p := data[stateHeader:]
 	for i := 63; i >= 0; i-- {
@@ -239,5 +241,5 @@ func parseState(data []byte) (*savedState, error) {
 		}
 	}
 	s.tail = p
-	return s, nil
+	return nil
 }

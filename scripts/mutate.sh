@@ -75,31 +75,36 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # mutant_ids prints the ids in the file, in order.
-mutant_ids() { sed -n 's/^== \([^ ]*\) .*/\1/p' "$MUTANTS"; }
+mutant_ids() { cut -f1 "$SCRATCH/fields.tsv"; }
 
-# field ID NAME prints one field of a mutant: file, expect, nth, pkg, run,
-# why, old, new.
-field() {
-	python3 - "$MUTANTS" "$1" "$2" <<'PY'
+# The python interpreter itself, not a version manager's shim that may
+# stand for it on PATH (each start of a shim costs a fraction of a second).
+PY=$(python3 -c 'import sys; print(sys.executable)')
+
+# fields prints each mutant's fields once, tab-separated, one mutant a
+# line: id, file, expect, nth, pkg, run, why; field ID NAME prints one.
+"$PY" - "$MUTANTS" >"$SCRATCH/fields.tsv" <<'PY'
 import re, sys
-path, want, name = sys.argv[1:]
-cur = None
-out = {"pkg": "."}
-for line in open(path, encoding="utf-8"):
+rows, cur = [], None
+for line in open(sys.argv[1], encoding="utf-8"):
     line = line.rstrip("\n")
     m = re.match(r"^== (\S+) (\S+) (kill|equiv)(?: nth=(\d+))?\s*$", line)
     if m:
-        cur = m.group(1)
-        if cur == want:
-            out.update(file=m.group(2), expect=m.group(3), nth=m.group(4) or "0")
+        cur = {"id": m.group(1), "file": m.group(2), "expect": m.group(3), "nth": m.group(4) or "0", "pkg": "."}
+        rows.append(cur)
         continue
-    if cur != want:
+    if cur is None:
         continue
-    for key, prefix in (("pkg", "pkg: "), ("run", "run: "), ("why", "why: "), ("old", "- "), ("new", "+ ")):
+    for key, prefix in (("pkg", "pkg: "), ("run", "run: "), ("why", "why: ")):
         if line.startswith(prefix):
-            out[key] = line[len(prefix):].strip()
-print(out.get(name, ""))
+            cur[key] = line[len(prefix):].strip().replace("\t", " ")
+for r in rows:
+    print("\t".join(r.get(k, "") for k in ("id", "file", "expect", "nth", "pkg", "run", "why")))
 PY
+field() {
+	awk -F '\t' -v id="$1" -v name="$2" '
+		BEGIN { split("id file expect nth pkg run why", names, " "); for (i in names) col[names[i]] = i }
+		$1 == id { print $col[name]; exit }' "$SCRATCH/fields.tsv"
 }
 
 # apply ID mutates its line in $WORK, where a mutant names it by its text
@@ -108,7 +113,7 @@ PY
 # mutants along. It prints FILE:LINE, or fails with a message when the line
 # is not there exactly once (or at nth).
 apply() {
-	python3 - "$MUTANTS" "$1" "$WORK" <<'PY'
+	"$PY" - "$MUTANTS" "$1" "$WORK" <<'PY'
 import glob, os, re, sys
 path, want, work = sys.argv[1:]
 cur, where, nth, func, old, new = None, None, 0, None, None, None

@@ -45,12 +45,12 @@ func (r *runner) hashPath(path string) (*blake3.Digest, error) {
 // hashFile hashes a named file. A regular file of at least readAtMinSize
 // bytes is read with positional reads on every core (Hasher.DigestReaderAt,
 // as many goroutines as --num-threads allows), each through a buffer small
-// enough to stay in cache. b3sum memory-maps such files instead; on the
-// machine this was measured on, a 1 GiB file in the page cache hashed at
-// 4.6 GB/s on one core this way against 2.8 GB/s mapped with MAP_POPULATE,
-// and at 6.7 against 4.5 GB/s on two (the page faults and TLB misses of a
-// mapping cost more than the copy; scripts/bench-b3sum.sh compares with
-// b3sum). With --no-mmap, and for anything else, the file is streamed.
+// enough to stay in cache. b3sum memory-maps such files instead; reading
+// hashed a page-cached file faster than a mapping (MAP_POPULATE included)
+// on one core and on all, because the page faults and TLB misses of a
+// mapping cost more than the copy (scripts/bench-b3sum.sh compares with
+// b3sum; figures in docs/b3sum.md). With --no-mmap, and for anything else,
+// the file is streamed.
 func (r *runner) hashFile(path string) (*blake3.Digest, error) {
 	f, err := os.Open(path)
 	if err != nil {
