@@ -38,7 +38,11 @@ const (
 // one-shot goes through its streaming hasher there, several times slower:
 // it is not a candidate), and the crate's cost is not monotonic in the
 // number of chunks. From planMax up, the library's SIMD over four chunks
-// or more wins wherever it is loaded.
+// or more wins wherever it is loaded. Up to one block, zeebo and
+// lukechampine are within a few percent of each other, and which leads
+// there can depend on the caller's stack alignment (zeebo's assembly works
+// on a hasher on the stack: the same measurement in two goroutines of one
+// process ranked them both ways): the plan is only as good as that margin.
 //
 // So the plan starts from what each candidate can do on this CPU (the
 // default plan: the library wherever it has SIMD and neither Go package has
@@ -176,21 +180,31 @@ func choosePlan(def plan, cands []impl, timeOf func(c impl, n int) float64) plan
 }
 
 // timeOneShot is the time of one hash of in by c, in ns: a batch of hashes
-// long enough for the clock, divided.
+// of about 8 KiB of input in all (4 at least), divided, after a few untimed
+// ones. Without the warm-up, the first hashes after another
+// implementation's ran slow (its code and branch history cold), and
+// batches of two or three hashes made plans that changed from one
+// measurement to the next and ranked the candidates otherwise than
+// BenchmarkDispatch, which hashes one size in a loop
+// (scripts/dispatch-check.sh prints both).
 func timeOneShot(l *ffi.Symbols, c impl, in []byte) float64 {
-	reps := 2 + 2048/(len(in)+64)
+	reps := 4 + 8192/(len(in)+64)
 	var out [32]byte
-	start := time.Now()
-	for range reps {
-		switch c {
-		case implZeebo:
-			out = zeebo.Sum256(in)
-		case implLuke:
-			out = luke.Sum256(in)
-		default:
-			l.Hash(in, out[:])
+	hash := func(k int) {
+		for range k {
+			switch c {
+			case implZeebo:
+				out = zeebo.Sum256(in)
+			case implLuke:
+				out = luke.Sum256(in)
+			default:
+				l.Hash(in, out[:])
+			}
 		}
 	}
+	hash(2 + reps/4)
+	start := time.Now()
+	hash(reps)
 	return float64(time.Since(start).Nanoseconds()) / float64(reps)
 }
 
