@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -346,5 +347,67 @@ func TestReadFromWriteAt(t *testing.T) {
 	}
 	if got, want := h.Sum(nil), zeebo.Sum256(in[5:3005]); !bytes.Equal(got, want[:]) {
 		t.Fatal("writeAt through a buffer of a third of the range: wrong bytes")
+	}
+}
+
+// countingFile counts the bytes its reads return.
+type countingFile struct {
+	resizedFile
+	n *atomic.Int64
+}
+
+func (f countingFile) Read(p []byte) (int, error) {
+	k, err := f.resizedFile.Read(p)
+	f.n.Add(int64(k))
+	return k, err
+}
+
+func (f countingFile) ReadAt(p []byte, off int64) (int, error) {
+	k, err := f.resizedFile.ReadAt(p, off)
+	f.n.Add(int64(k))
+	return k, err
+}
+
+// TestReadFromReadsOnce: a file read in parallel is read once, each byte,
+// whatever the input before it (the head that aligns the leaves), and
+// hashed right.
+func TestReadFromReadsOnce(t *testing.T) {
+	parallelRead(t)
+	in := vectorInput(readFileMin*2 + 12345)
+	for _, before := range []int{0, 1, leafMin - 1, leafMin + 1} {
+		file := in[before:]
+		var count atomic.Int64
+		h := New()
+		_, _ = h.Write(in[:before])
+		n, err := h.ReadFrom(countingFile{resizedFile{bytes.NewReader(file), int64(len(file))}, &count})
+		if err != nil || n != int64(len(file)) {
+			t.Fatalf("%d bytes before: ReadFrom returned %d, %v; want %d, nil", before, n, err, len(file))
+		}
+		if got := count.Load(); got != int64(len(file)) {
+			t.Errorf("%d bytes before: %d bytes read from a file of %d; want each once", before, got, len(file))
+		}
+		if got, want := h.Sum(nil), zeebo.Sum256(in); !bytes.Equal(got, want[:]) {
+			t.Fatalf("%d bytes before: wrong hash", before)
+		}
+	}
+}
+
+// TestReadFromSubtreeStream: a subtree hasher reads a stream one piece at a
+// time, in turn, so that when its Write refuses a piece the reader has given
+// no more than that piece past the bytes counted (a second goroutine would
+// have read pieces ahead).
+func TestReadFromSubtreeStream(t *testing.T) {
+	h := New()
+	if err := h.SetInputOffset(1 << 20); err != nil {
+		t.Fatal(err)
+	}
+	const total = 16 << 20
+	r := bytes.NewReader(vectorInput(total))
+	n, err := h.ReadFrom(r)
+	if !errors.Is(err, ErrSubtreeTooLarge) || n != 1<<20 {
+		t.Fatalf("subtree at offset 1 MiB given 16 MiB: ReadFrom returned %d, %v; want %d, ErrSubtreeTooLarge", n, err, 1<<20)
+	}
+	if read := total - int64(r.Len()); read > n+streamPiece {
+		t.Errorf("%d bytes taken from the reader for %d counted; want at most one piece (%d) more", read, n, streamPiece)
 	}
 }
