@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math/bits"
+	"math/rand/v2"
 	"testing"
 
 	zeebo "github.com/zeebo/blake3"
@@ -46,21 +47,7 @@ func TestMarshalAcrossBackends(t *testing.T) {
 		cut := rng.IntN(n + 1)
 		m := marshalModes[round%3]
 		from, to := backends[rng.IntN(len(backends))], backends[rng.IntN(len(backends))]
-		var state []byte
-		onBackend(t, from, func() {
-			h := m.new()
-			writeInPieces(rng, h, in[:cut])
-			var err error
-			if state, err = h.MarshalBinary(); err != nil {
-				t.Fatalf("%s: MarshalBinary on %s after %d bytes: %v", m.name, from, cut, err)
-			}
-		})
-		onBackend(t, to, func() {
-			var h Hasher
-			if err := h.UnmarshalBinary(state); err != nil {
-				t.Fatalf("%s: UnmarshalBinary on %s of a state saved on %s after %d bytes: %v", m.name, to, from, cut, err)
-			}
-			writeInPieces(rng, &h, in[cut:n])
+		saveResume(t, rng, m.new, m.name, from, to, in[:n], cut, func(h *Hasher) {
 			z := m.ref()
 			_, _ = z.Write(in[:n])
 			if got, want := h.Sum(nil), z.Sum(nil); !bytes.Equal(got, want) {
@@ -99,21 +86,7 @@ func TestMarshalOracle(t *testing.T) {
 			}
 			cut := rng.IntN(len(in) + 1)
 			from, to := backends[i%len(backends)], backends[(i+1)%len(backends)]
-			var state []byte
-			onBackend(t, from, func() {
-				h := m.new()
-				writeInPieces(rng, h, in[:cut])
-				var err error
-				if state, err = h.MarshalBinary(); err != nil {
-					t.Fatalf("%s: MarshalBinary on %s: %v", m.name, from, err)
-				}
-			})
-			onBackend(t, to, func() {
-				var h Hasher
-				if err := h.UnmarshalBinary(state); err != nil {
-					t.Fatalf("%s: UnmarshalBinary on %s of a state saved on %s: %v", m.name, to, from, err)
-				}
-				writeInPieces(rng, &h, in[cut:])
+			saveResume(t, rng, m.new, m.name, from, to, in, cut, func(h *Hasher) {
 				out := make([]byte, 64)
 				_, _ = h.Digest().Read(out)
 				got = append(got, out)
@@ -127,6 +100,30 @@ func TestMarshalOracle(t *testing.T) {
 			}
 		}
 	}
+}
+
+// saveResume writes in[:cut] in random pieces to a hasher from newHasher
+// on backend from and saves it, resumes the state into a zero Hasher on
+// backend to, writes in[cut:] to it there, and runs check on it.
+func saveResume(t *testing.T, rng *rand.Rand, newHasher func() *Hasher, name, from, to string, in []byte, cut int, check func(h *Hasher)) {
+	t.Helper()
+	var state []byte
+	onBackend(t, from, func() {
+		h := newHasher()
+		writeInPieces(rng, h, in[:cut])
+		var err error
+		if state, err = h.MarshalBinary(); err != nil {
+			t.Fatalf("%s: MarshalBinary on %s after %d bytes: %v", name, from, cut, err)
+		}
+	})
+	onBackend(t, to, func() {
+		var h Hasher
+		if err := h.UnmarshalBinary(state); err != nil {
+			t.Fatalf("%s: UnmarshalBinary on %s of a state saved on %s after %d bytes: %v", name, to, from, cut, err)
+		}
+		writeInPieces(rng, &h, in[cut:])
+		check(&h)
+	})
 }
 
 // onBackend runs f with the package on the named backend.
