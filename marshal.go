@@ -146,6 +146,7 @@ func (h *Hasher) UnmarshalBinary(data []byte) error {
 	}
 	// Built in place, after the last check: a Hasher holds its buffer,
 	// which a copy from a local would move onto the heap on every resume.
+	// data (and s.tail in it) cannot lie in h: nothing hands out h's buffer.
 	*h = Hasher{mode: s.mode, key: s.key, hasCtxKey: s.mode == modeDeriveKey}
 	h.far = s.offset+s.chunks*chunkLen+uint64(len(s.tail)) >= 1<<63
 	if s.subtree {
