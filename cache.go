@@ -1,11 +1,12 @@
 // The cache folder, for platforms (or sandboxes) that cannot load the
 // embedded library from memory: the library is written once under a
 // content-addressed name, atomically, and compared with the embedded bytes
-// before every load (cachedir_unix.go, cache_windows.go).
+// before every load (cache_unix.go, cache_windows.go).
 
 package blake3
 
 import (
+	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -27,8 +28,10 @@ func cacheFolder(dir string) (string, error) {
 	return filepath.Join(base, cacheDirName), nil
 }
 
-// contentName is the file name of a library with these bytes: a change of
-// content is a change of name, so a stale file is never mistaken for another.
-func contentName(sum []byte) string {
+// contentName is the file name of library lib, from its sha256: a change
+// of content is a change of name, so a stale file is never mistaken for
+// another.
+func contentName(lib []byte) string {
+	sum := sha256.Sum256(lib)
 	return libPrefix + "-" + hex.EncodeToString(sum[:16]) + libSuffix
 }

@@ -5,7 +5,6 @@ package blake3
 import (
 	"bytes"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -56,9 +55,9 @@ func openCacheFile(dir string, lib []byte) (*os.File, string, error) {
 		return nil, "", err
 	}
 	defer d.Close()
-	sum := sha256.Sum256(lib)
-	path := filepath.Join(real, contentName(sum[:]))
-	f, err := cacheFile(d, filepath.Base(path), lib)
+	name := contentName(lib)
+	path := filepath.Join(real, name)
+	f, err := cacheFile(d, name, lib)
 	if err != nil {
 		return nil, "", fmt.Errorf("cache file %s: %w", path, err)
 	}

@@ -4,7 +4,6 @@ package blake3
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -41,8 +40,7 @@ func cachedLibrary(dir string, lib []byte) (string, error) {
 	if !fi.IsDir() {
 		return "", fmt.Errorf("cache folder %s is not a folder", dir)
 	}
-	sum := sha256.Sum256(lib)
-	path := filepath.Join(dir, contentName(sum[:]))
+	path := filepath.Join(dir, contentName(lib))
 	if sameBytes(path, lib) {
 		return path, nil
 	}

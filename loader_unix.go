@@ -37,7 +37,7 @@ func closeLibrary(h uintptr) { _ = purego.Dlclose(h) }
 // without /proc), and closes f. It refuses a path that no longer names the
 // checked file; the gap left between that look and dlopen's own is closed
 // only by folders no one else can write to, which the cache folder's
-// ancestors are checked to be (cachedir_unix.go).
+// ancestors are checked to be (cache_unix.go).
 func loadByPath(f *os.File, path, source string) (*loaded, error) {
 	defer f.Close()
 	fi, err := f.Stat()

@@ -150,11 +150,10 @@ func (h *Hasher) UnmarshalBinary(data []byte) error {
 	*h = Hasher{mode: s.mode, key: s.key, hasCtxKey: s.mode == modeDeriveKey}
 	h.far = s.offset+s.chunks*chunkLen+uint64(len(s.tail)) >= 1<<63
 	if s.subtree {
-		max, _ := MaxSubtreeLen(s.offset)
-		h.sub = subState{on: true, offset: s.offset, max: max, n: s.chunks*chunkLen + uint64(len(s.tail))}
+		h.sub = subState{on: true, offset: s.offset, max: subtreeLimit(s.offset), n: s.chunks*chunkLen + uint64(len(s.tail))}
 	}
 	switch {
-	case !onZeebo && native() != nil:
+	case native() != nil:
 		h.path = pathNative
 		if s.chunks > 0 {
 			must(lib.TreeInit(&h.t, h.mode, h.modeKey(), s.offset))

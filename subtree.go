@@ -76,7 +76,7 @@ type subState struct {
 	on     bool // the hasher is a subtree hasher; the rest is valid
 	offset uint64
 	n      uint64 // bytes accepted
-	max    uint64 // MaxSubtreeLen(offset); 0: no limit
+	max    uint64 // the most input at offset (subtreeLimit)
 	err    error  // a rejected Write, sticky until Reset
 	single bool   // native: hash on the calling thread only (parallel.go)
 	t      *goTree
@@ -91,21 +91,27 @@ func (s subState) clone() subState {
 	return s
 }
 
+// subtreeLimit is the most input a subtree hasher at offset takes: what
+// its offset allows (MaxSubtreeLen; no limit at offset 0), and no more
+// than takes the input to 2^64-1 bytes, the most an input has (a subtree
+// that ends there is shorter than MaxSubtreeLen; the library and
+// UnmarshalBinary refuse one past it).
+func subtreeLimit(offset uint64) uint64 {
+	limit := uint64(math.MaxUint64) - offset
+	if max, _ := MaxSubtreeLen(offset); max != 0 {
+		limit = min(limit, max)
+	}
+	return limit
+}
+
 // accept counts n more bytes of input, or rejects them (for good) when they
-// would make the subtree longer than its offset allows, or take the input
-// past 2^64-1 bytes, the most an input has (a subtree that ends there is
-// shorter than MaxSubtreeLen; the library and UnmarshalBinary refuse one
-// past it).
+// would take the subtree past its limit.
 func (s *subState) accept(n int) error {
 	if s.err != nil {
 		return s.err
 	}
-	fit := math.MaxUint64 - s.offset // offset+s.n never passes 2^64-1
-	if s.max != 0 {
-		fit = min(fit, s.max)
-	}
-	if uint64(n) > fit-s.n {
-		s.err = fmt.Errorf("%w: %d bytes at input offset %d, where at most %d fit", ErrSubtreeTooLarge, s.n+uint64(n), s.offset, fit)
+	if uint64(n) > s.max-s.n {
+		s.err = fmt.Errorf("%w: %d bytes at input offset %d, where at most %d fit", ErrSubtreeTooLarge, s.n+uint64(n), s.offset, s.max)
 		return s.err
 	}
 	s.n += uint64(n)
@@ -171,8 +177,7 @@ func (h *Hasher) written() bool {
 // beginSubtree makes h an empty subtree hasher at offset, without checks.
 func (h *Hasher) beginSubtree(offset uint64) {
 	h.start()
-	max, _ := MaxSubtreeLen(offset)
-	h.sub = subState{on: true, offset: offset, max: max, t: h.sub.t}
+	h.sub = subState{on: true, offset: offset, max: subtreeLimit(offset), t: h.sub.t}
 	h.live, h.nbuf = false, 0
 	h.setLim()
 	if h.path == pathGo {

@@ -1,5 +1,5 @@
 // Command zeeboprobe is a program that uses only github.com/zeebo/blake3 (at
-// the version go.mod pins): scripts/targets.sh builds it for every target Go
+// the version go.mod pins): scripts/targetcheck builds it for every target Go
 // lists, and this module must build wherever it does.
 package main
 
