@@ -117,7 +117,8 @@ type signalChild struct {
 	ready  signalReport
 }
 
-// startSignalChild starts a child and waits until its pool exists.
+// startSignalChild starts a child and waits until its pool exists and each
+// of the pool's threads has named itself.
 func startSignalChild(t *testing.T) *signalChild {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestSignalsChild$", "-test.count=1", "-test.v")
@@ -163,7 +164,20 @@ func startSignalChild(t *testing.T) *signalChild {
 	if c.ready.Pool != signalPoolThreads || c.ready.Mismatches != 0 {
 		t.Fatalf("child: pool of %d threads, %d wrong hashes; want a pool of %d and none", c.ready.Pool, c.ready.Mismatches, signalPoolThreads)
 	}
-	return c
+	// A pool thread names itself when it starts running, which may be after
+	// the pool was built and the first hash done (seen under the race
+	// detector): wait until all of them are there.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		n := len(libraryThreads(c.threads(t)))
+		if n == signalPoolThreads {
+			return c
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 30 s, %d threads named %s*, want the pool's %d", n, signalThreadPrefix, signalPoolThreads)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // wait returns the child's next line starting with one of the prefixes;
