@@ -50,7 +50,12 @@ const (
 // machine, in the background, at the first use of the package: the
 // candidates side by side, interleaved, at a few sizes, keeping each one's
 // best time (noise only adds time). An implementation replaces the default
-// at a size only if it is clearly faster there (planMargin).
+// at a size only if it is clearly faster there (planMargin). Each round
+// hashes input at another place in memory (planStride): an input whose
+// address matched, modulo 4 KiB, where zeebo keeps its block on the
+// measuring goroutine's stack made zeebo 1.4x slower at 64 bytes there, and
+// every plan measured at that address sent 1-64 bytes to lukechampine,
+// which BenchmarkDispatch, hashing from other addresses, found slower.
 const planMax = 4096
 
 // planClass is the index of n's size class: one per 64-byte block.
@@ -133,30 +138,40 @@ func measurePlan(l *ffi.Symbols, def plan) plan {
 	if l != nil {
 		cands = append(cands, implNative)
 	}
-	buf := make([]byte, planMax)
+	buf := make([]byte, planMax+4096)
 	for i := range buf {
 		buf[i] = byte(i)
 	}
-	return choosePlan(def, cands, func(c impl, n int) float64 { return timeOneShot(l, c, buf[:n]) })
+	return choosePlan(def, cands, func(c impl, n, round int) float64 {
+		at := round * planStride % 4096
+		return timeOneShot(l, c, buf[at:at+n])
+	})
 }
 
-// choosePlan is measurePlan with the clock given: timeOf(c, n) is one
-// timing of candidate c at n bytes, in ns. It is apart so that the choice
-// can be tested on made-up timings.
-func choosePlan(def plan, cands []impl, timeOf func(c impl, n int) float64) plan {
-	const rounds = 7
+// planRounds is how many times each candidate is timed at each size.
+const planRounds = 7
+
+// planStride is how far each round's input starts from the last one's,
+// modulo 4 KiB: whole cache lines, and far enough apart that one 4 KiB
+// alias of the input hits one round at most.
+const planStride = 9 * 64
+
+// choosePlan is measurePlan with the clock given: timeOf(c, n, round) is
+// one timing of candidate c at n bytes in the given round, in ns. It is
+// apart so that the choice can be tested on made-up timings.
+func choosePlan(def plan, cands []impl, timeOf func(c impl, n, round int) float64) plan {
 	best := make([][]float64, len(planSizes)) // ns per hash, [size][impl]
 	for i := range best {
 		best[i] = []float64{-1, -1, -1}
 	}
-	for r := range rounds {
+	for r := range planRounds {
 		for i, n := range planSizes {
 			for k := range cands {
 				c := cands[(k+r)%len(cands)] // rotate the order each round
 				if c == implLuke && n > chunkLen {
 					continue
 				}
-				if t := timeOf(c, n); best[i][c] < 0 || t < best[i][c] {
+				if t := timeOf(c, n, r); best[i][c] < 0 || t < best[i][c] {
 					best[i][c] = t
 				}
 			}
