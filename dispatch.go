@@ -51,10 +51,10 @@ const (
 // candidates side by side, interleaved, at a few sizes, keeping each one's
 // best time (noise only adds time). An implementation replaces the default
 // at a size only if it is clearly faster there (planMargin). Each round
-// hashes input at another place in memory (planStride): an input whose
-// address matched, modulo 4 KiB, where zeebo keeps its block on the
-// measuring goroutine's stack made zeebo 1.4x slower at 64 bytes there, and
-// every plan measured at that address sent 1-64 bytes to lukechampine,
+// hashes input at another place in memory (planStride): in the measuring
+// goroutine, 64 bytes at the start or the end of a page took zeebo 1.4x
+// as long as at other addresses (a 4 KiB alias, most likely with its own
+// stack), and every plan measured there sent 1-64 bytes to lukechampine,
 // which BenchmarkDispatch, hashing from other addresses, found slower.
 const planMax = 4096
 
