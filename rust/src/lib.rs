@@ -753,33 +753,46 @@ pub unsafe extern "C" fn blake3_purego_tree_update(
             return Err(ERR_LENGTH);
         }
         t.room(data.len() as u64)?;
-        let mut pieces = [(0u64, 0u32); MAX_PIECES];
-        let mut n = 0;
-        cut(t.chunks, data.len() as u64 / CHUNK_LEN, |c, h| {
-            pieces[n] = (c, h);
-            n += 1;
-        });
-        let mut cvs = [[0u8; KEY_LEN]; MAX_PIECES];
+        let (first, chunks) = (t.chunks, data.len() as u64 / CHUNK_LEN);
+        let piece = |c: u64, h: u32| {
+            let from = ((c - first) * CHUNK_LEN) as usize;
+            &data[from..from + (CHUNK_LEN << h) as usize]
+        };
         let pool = if parallel != 0 { pool() } else { None };
-        {
-            let (tree, pieces, first) = (&t, &pieces[..n], t.chunks);
-            let hash = |i: usize, cv: &mut [u8; KEY_LEN]| {
-                let (c, h) = pieces[i];
-                let from = ((c - first) * CHUNK_LEN) as usize;
-                let piece = &data[from..from + (CHUNK_LEN << h) as usize];
-                *cv = tree.subtree(tree.offset + c * CHUNK_LEN, piece, pool.as_deref());
-            };
-            match pool.as_deref() {
-                Some(p) if n > 1 => p.install(|| join_all(&hash, 0, &mut cvs[..n])),
-                _ => {
-                    for (i, cv) in cvs[..n].iter_mut().enumerate() {
-                        hash(i, cv);
+        match pool.as_deref() {
+            // One thread: each piece hashed and pushed in turn, without
+            // the lists below (zeroing them cost more than a parent
+            // compression at every 16 KiB batch: BenchmarkStream).
+            None => cut(first, chunks, |c, h| {
+                let cv = t.subtree(t.offset + c * CHUNK_LEN, piece(c, h), None);
+                t.push(&tp, cv, h);
+            }),
+            Some(p) => {
+                let mut pieces = [(0u64, 0u32); MAX_PIECES];
+                let mut n = 0;
+                cut(first, chunks, |c, h| {
+                    pieces[n] = (c, h);
+                    n += 1;
+                });
+                let mut cvs = [[0u8; KEY_LEN]; MAX_PIECES];
+                {
+                    let (tree, pieces) = (&t, &pieces[..n]);
+                    let hash = |i: usize, cv: &mut [u8; KEY_LEN]| {
+                        let (c, h) = pieces[i];
+                        *cv = tree.subtree(tree.offset + c * CHUNK_LEN, piece(c, h), Some(p));
+                    };
+                    if n > 1 {
+                        p.install(|| join_all(&hash, 0, &mut cvs[..n]));
+                    } else {
+                        for (i, cv) in cvs[..n].iter_mut().enumerate() {
+                            hash(i, cv);
+                        }
                     }
                 }
+                for (cv, &(_, h)) in cvs[..n].iter().zip(&pieces[..n]) {
+                    t.push(&tp, *cv, h);
+                }
             }
-        }
-        for (cv, &(_, h)) in cvs[..n].iter().zip(&pieces[..n]) {
-            t.push(&tp, *cv, h);
         }
         tp.set_chunks(t.chunks);
         Ok(())
