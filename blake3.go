@@ -40,7 +40,6 @@ import (
 
 	"github.com/purego-blake3/blake3/internal/ffi"
 	zeebo "github.com/zeebo/blake3"
-	luke "lukechampine.com/blake3"
 )
 
 // Sizes of the BLAKE3 function.
@@ -61,7 +60,7 @@ var errKeySize = errors.New("blake3: invalid key size: the key must be 32 bytes"
 func Sum256(data []byte) [32]byte {
 	switch implFor(len(data)) {
 	case implLuke:
-		return luke.Sum256(data)
+		return lukeSum256(data)
 	case implZeebo:
 		return zeebo.Sum256(data)
 	}
@@ -76,7 +75,7 @@ func Sum256(data []byte) [32]byte {
 func Sum512(data []byte) [64]byte {
 	switch implFor(len(data)) {
 	case implLuke:
-		return luke.Sum512(data)
+		return lukeSum512(data)
 	case implZeebo:
 		return zeebo.Sum512(data)
 	}
@@ -87,10 +86,11 @@ func Sum512(data []byte) [64]byte {
 	return sum
 }
 
-// scratch is output memory for the library's one-shot hashes. Memory passed
-// to a call escapes to the heap (ffi's calls keep their pointers alive that
-// way), so a result variable would be allocated at every call of Sum256,
-// even on the Go path; pooled memory without Go pointers is not.
+// scratch is output memory for the library's one-shot hashes. On darwin
+// and windows, memory passed to a call escapes to the heap
+// (internal/ffi/call_purego.go), so a result variable would be allocated at
+// every call of Sum256, even on the Go path; pooled memory is not. (On
+// Linux, a call's memory stays where it is.)
 var scratch = sync.Pool{New: func() any { return new([64]byte) }}
 
 // sumNative writes the hash of data to out with the library: with one

@@ -13,7 +13,6 @@ import (
 
 	"github.com/purego-blake3/blake3/internal/ffi"
 	zeebo "github.com/zeebo/blake3"
-	luke "lukechampine.com/blake3"
 )
 
 // impl is an implementation of a one-shot hash.
@@ -143,7 +142,7 @@ func measurePlan(l *ffi.Symbols, def plan) plan {
 		buf[i] = byte(i)
 	}
 	return choosePlan(def, cands, func(c impl, n, round int) float64 {
-		at := round * planStride % 4096
+		at := planAt(round)
 		return timeOneShot(l, c, buf[at:at+n])
 	})
 }
@@ -151,9 +150,13 @@ func measurePlan(l *ffi.Symbols, def plan) plan {
 // planRounds is how many times each candidate is timed at each size.
 const planRounds = 7
 
-// planStride is how far each round's input starts from the last one's,
-// modulo 4 KiB: whole cache lines, and far enough apart that one 4 KiB
-// alias of the input hits one round at most.
+// planAt is where, in measurePlan's buffer, a round's input starts: each
+// round planStride bytes after the last, modulo 4 KiB, whole cache lines
+// apart and far enough that one 4 KiB alias of the input hits one round at
+// most.
+func planAt(round int) int { return round * planStride % 4096 }
+
+// planStride is planAt's step.
 const planStride = 9 * 64
 
 // choosePlan is measurePlan with the clock given: timeOf(c, n, round) is
@@ -211,7 +214,7 @@ func timeOneShot(l *ffi.Symbols, c impl, in []byte) float64 {
 			case implZeebo:
 				out = zeebo.Sum256(in)
 			case implLuke:
-				out = luke.Sum256(in)
+				out = lukeSum256(in)
 			default:
 				l.Hash(in, out[:])
 			}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	zeebo "github.com/zeebo/blake3"
+	luke "lukechampine.com/blake3"
 )
 
 // dispatchSizes are the sizes scripts/dispatch-check.sh reports.
@@ -84,6 +85,21 @@ func TestDispatchEveryImpl(t *testing.T) {
 	}
 }
 
+// TestDispatchLukeOneChunk: lukeSum512, which the dispatch calls for
+// lukechampine, is lukechampine.com/blake3's Sum512 at every length it is
+// given (up to a chunk), and lukeSum256 its Sum256.
+func TestDispatchLukeOneChunk(t *testing.T) {
+	in := vectorInput(chunkLen)
+	for n := 0; n <= chunkLen; n++ {
+		if got, want := lukeSum512(in[:n]), luke.Sum512(in[:n]); got != want {
+			t.Fatalf("%d bytes: lukeSum512 %x, lukechampine %x", n, got[:8], want[:8])
+		}
+		if got, want := lukeSum256(in[:n]), luke.Sum256(in[:n]); got != want {
+			t.Fatalf("%d bytes: lukeSum256 %x, lukechampine %x", n, got[:8], want[:8])
+		}
+	}
+}
+
 // TestDispatchMeasuredPlan: the measured plan only ever picks a candidate
 // for its size: lukechampine up to a chunk, the library only when loaded.
 func TestDispatchMeasuredPlan(t *testing.T) {
@@ -129,13 +145,13 @@ func TestDispatchInterpolate(t *testing.T) {
 }
 
 // TestDispatchPlanStride: each of choosePlan's rounds hashes from
-// another place modulo 4 KiB, whole cache lines apart by more than an
+// another place modulo 4 KiB (planAt), whole cache lines apart by more than an
 // input block, so that one alias of the input's address, modulo 4 KiB,
 // with anything else hits one round at most.
 func TestDispatchPlanStride(t *testing.T) {
 	var at []int
 	for r := range planRounds {
-		at = append(at, r*planStride%4096)
+		at = append(at, planAt(r))
 	}
 	for i, a := range at {
 		if a%64 != 0 {

@@ -61,6 +61,37 @@ func goSum(mode uint32, key *[32]byte, in, out []byte) {
 	goXOF(node, 0, out)
 }
 
+// lukeSum512 is lukechampine.com/blake3's Sum512 for an input of one chunk
+// at most, the inputs the dispatch gives it, written with its primitives:
+// the same code, without the path for longer inputs that makes the input
+// of every call escape to the heap (go build -gcflags=-m), so that a
+// caller's stack buffer stays on its stack, as with zeebo.
+func lukeSum512(b []byte) [64]byte {
+	var n guts.Node
+	if len(b) <= guts.BlockSize {
+		var block [64]byte
+		copy(block[:], b)
+		n = guts.Node{
+			CV:       guts.IV,
+			Block:    guts.BytesToWords(block),
+			BlockLen: uint32(len(b)),
+			Flags:    guts.FlagChunkStart | guts.FlagChunkEnd | guts.FlagRoot,
+		}
+	} else {
+		n = guts.CompressChunk(b, &guts.IV, 0, 0)
+		n.Flags |= guts.FlagRoot
+	}
+	return guts.WordsToBytes(guts.CompressNode(n))
+}
+
+// lukeSum256 is lukeSum512's first 32 bytes, as lukechampine.com/blake3's
+// Sum256 is its Sum512's.
+func lukeSum256(b []byte) (out [32]byte) {
+	s := lukeSum512(b)
+	copy(out[:], s[:])
+	return out
+}
+
 // keyWords is the key of a mode as guts takes it.
 func keyWords(mode uint32, key *[32]byte) *[8]uint32 {
 	if mode == modeHash {

@@ -5,6 +5,8 @@ package blake3
 
 import (
 	"bytes"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -527,6 +529,62 @@ func TestConcurrency(t *testing.T) {
 	})
 }
 
+// TestAllocationsStackBuffers: input and output in the caller's stack
+// frame stay there, as they do with zeebo: a call that made them escape
+// would allocate them at every call (the library's crossing did, marked
+// uintptrescapes, and lukechampine's Sum256 does). Except through
+// purego.SyscallN (darwin, windows), which takes integers: there they move
+// to the heap (internal/ffi/call_purego.go).
+func TestAllocationsStackBuffers(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	if lib != nil && runtime.GOOS != "linux" {
+		t.Skip("through purego.SyscallN, what a call points to moves to the heap")
+	}
+	waitPlan()
+	h := New()
+	for _, n := range []int{0, 64, 65, 1024, 1025, 3000, 4096, 4097, bufSize + 7} {
+		check := func(what string, f func()) {
+			t.Helper()
+			if a := testing.AllocsPerRun(20, f); a != 0 {
+				t.Errorf("%s of %d bytes on the stack: %.1f allocations per call", what, n, a)
+			}
+		}
+		check("Sum256", func() {
+			var in [bufSize + 7]byte
+			in[n/2] = 1
+			_ = Sum256(in[:n])
+		})
+		check("Sum512", func() {
+			var in [bufSize + 7]byte
+			in[n/2] = 1
+			_ = Sum512(in[:n])
+		})
+		if lib != nil { // the Go path's DeriveKey is zeebo's, which allocates its hasher
+			check("DeriveKey", func() {
+				var in [bufSize + 7]byte
+				var out [64]byte
+				in[n/2] = 1
+				DeriveKey(vectorContext, in[:n], out[:])
+			})
+		}
+		check("Write and Sum", func() {
+			var in [bufSize + 7]byte
+			var sum [32]byte
+			in[n/2] = 1
+			h.Reset()
+			_, _ = h.Write(in[:n])
+			_ = h.Sum(sum[:0])
+		})
+		d := h.Digest()
+		check("Digest.Read", func() {
+			var out [64]byte
+			_, _ = d.Read(out[:])
+		})
+	}
+}
+
 // TestAllocations: hashing allocates nothing per call, at every size the
 // dispatch distinguishes, on whichever path it picks: one-shot hashes,
 // DeriveKey, a Hasher's Write, Sum and Reset, a Digest's reads.
@@ -560,4 +618,95 @@ func TestAllocations(t *testing.T) {
 		d := h.Digest()
 		check("Digest.Read", func() { _, _ = d.Read(out) })
 	}
+}
+
+// TestStackBuffersMoving: input, output and Hasher in goroutine stacks that
+// start small and grow before the calls (a recursion of varying depth),
+// while the garbage collector runs all the while: what reaches the
+// library is what the caller wrote, and the results are zeebo's. A pointer
+// converted to an integer before the stack moved would hand the library the
+// old stack (internal/ffi's rules).
+func TestStackBuffersMoving(t *testing.T) {
+	rounds := 400
+	if testing.Short() {
+		rounds = 100
+	}
+	stop := make(chan struct{})
+	gcDone := make(chan struct{})
+	go func() {
+		defer close(gcDone)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				runtime.GC()
+			}
+		}
+	}()
+	errs := make(chan error, 8)
+	for g := range 8 {
+		go func() {
+			var err error
+			for r := 0; r < rounds && err == nil; r++ {
+				// Each round in a new goroutine, whose stack starts small.
+				done := make(chan error)
+				go func() { done <- stackRound(g*rounds+r, (g*37+r*13)%200) }()
+				err = <-done
+			}
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	close(stop)
+	<-gcDone
+}
+
+// stackRound recurses depth frames of 256 bytes, then hashes from buffers in
+// its own frame: one-shot, through a Hasher on the stack, and DeriveKey.
+// Nothing it hashes from or into escapes (the errors copy what they show).
+func stackRound(seed, depth int) error {
+	if depth > 0 {
+		var pad [256]byte
+		pad[seed%len(pad)] = byte(depth)
+		err := stackRound(seed, depth-1)
+		return errors.Join(err, stackUse(&pad))
+	}
+	var in [3*bufSize + 100]byte
+	for i := range in {
+		in[i] = byte(i*7 + seed)
+	}
+	n := (seed * 997) % len(in)
+	want := zeebo.Sum512(in[:n])
+	if got := Sum512(in[:n]); got != want {
+		return fmt.Errorf("round %d, %d bytes: Sum512 %s, want %s", seed, n, hex.EncodeToString(got[:8]), hex.EncodeToString(want[:8]))
+	}
+	var h Hasher
+	_, _ = h.Write(in[:n/3])
+	_, _ = h.Write(in[n/3 : n])
+	var sum [32]byte
+	if got := h.Sum(sum[:0]); !bytes.Equal(got, want[:32]) {
+		return fmt.Errorf("round %d, %d bytes: Hasher on the stack %s, want %s", seed, n, hex.EncodeToString(got[:8]), hex.EncodeToString(want[:8]))
+	}
+	var out, ref [64]byte
+	DeriveKey(vectorContext, in[:n], out[:])
+	zeebo.DeriveKey(vectorContext, in[:n], ref[:])
+	if out != ref {
+		return fmt.Errorf("round %d, %d bytes: DeriveKey %s, want %s", seed, n, hex.EncodeToString(out[:8]), hex.EncodeToString(ref[:8]))
+	}
+	return nil
+}
+
+// stackUse keeps a frame's padding from being optimized away.
+//
+//go:noinline
+func stackUse(p *[256]byte) error {
+	if p[0] == 0xff && p[1] == 0xfe {
+		return errors.New("unreachable")
+	}
+	return nil
 }

@@ -25,8 +25,8 @@ func Bind(lookup func(name string) (uintptr, error)) (*Symbols, error) {
 	if v := s.ABI(); v != ABIVersion {
 		return nil, fmt.Errorf("ABI version %d, want %d", v, ABIVersion)
 	}
-	size := call(s.treeSize, 0, 0, 0, 0, 0, 0, 0, 0)
-	align := call(s.treeAlign, 0, 0, 0, 0, 0, 0, 0, 0)
+	size := call0(s.treeSize)
+	align := call0(s.treeAlign)
 	if size != unsafe.Sizeof(Tree{}) || align == 0 || align > unsafe.Alignof(Tree{}) || align&(align-1) != 0 {
 		return nil, fmt.Errorf("tree layout of %d bytes aligned to %d, want %d aligned to at most %d",
 			size, align, unsafe.Sizeof(Tree{}), unsafe.Alignof(Tree{}))

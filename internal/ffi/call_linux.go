@@ -11,17 +11,10 @@ import (
 	_ "github.com/ebitengine/purego"
 )
 
-// cArgs is the block call hands to trampoline (call_linux_$GOARCH.s): the C
-// function, its arguments, and the slot for its result. It holds no Go
-// pointers.
-type cArgs struct {
-	fn, a1, a2, a3, a4, a5, a6, a7, r uintptr
-}
-
 // trampolineABI0 is the address of trampoline, which the runtime runs on the
 // thread's system stack with the C calling convention: it loads a *cArgs's
-// arguments into the argument registers (and a7 onto the stack on amd64),
-// calls fn and stores fn's integer result in r.
+// arguments (p+v of each) into the argument registers (and the seventh onto
+// the stack on amd64), calls fn and stores fn's integer result in r.
 var trampolineABI0 uintptr
 
 // runtimeCgocall is the runtime's entry into C code, the one
@@ -41,23 +34,20 @@ const Native = true
 const Unavailable = ""
 
 // call is the one place the module crosses into the library (see ffi.go).
-// Being marked go:uintptrescapes, it makes every pointer its callers convert
-// to uintptr in its argument list live on the heap and stay alive until it
-// returns; the library keeps none of them after that. The argument block
-// lives on call's own stack frame, which cannot move while the library runs
-// (it never calls back into Go). n is the function's arity, unused here:
+// c, and what its arguments point to, may be on the caller's stack: c stays
+// a Go pointer into runtime.cgocall, which keeps it alive until the call
+// returns, and the goroutine is in a system call from before the
+// trampoline reads c until after, so its stack cannot move under the
+// library. The library never calls back into Go. c.n is unused here:
 // surplus arguments are zero, and the C calling convention ignores them.
 //
 // It is used rather than purego.SyscallN, which copies 32 integer and 8
 // float arguments through a pooled block: BenchmarkCrossing measures both
 // (docs/benchmarks.md).
-//
-//go:uintptrescapes
-func call(fn uintptr, n int, a1, a2, a3, a4, a5, a6, a7 uintptr) uintptr {
-	if fn == 0 {
+func call(c *cArgs) uintptr {
+	if c.fn == 0 {
 		panic("blake3: call of a nil native function") // Bind refuses these
 	}
-	args := cArgs{fn: fn, a1: a1, a2: a2, a3: a3, a4: a4, a5: a5, a6: a6, a7: a7}
-	runtimeCgocall(trampolineABI0, unsafe.Pointer(&args))
-	return args.r
+	runtimeCgocall(trampolineABI0, unsafe.Pointer(c))
+	return c.r
 }

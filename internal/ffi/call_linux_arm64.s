@@ -6,6 +6,10 @@
 GLOBL ·trampolineABI0(SB), NOPTR|RODATA, $8
 DATA ·trampolineABI0(SB)/8, $trampoline<>(SB)
 
+// ARG(i, reg) loads argument i of the cArgs at R9 into reg: its pointer
+// plus its integer (one of them is zero). R11 is scratch.
+#define ARG(i, reg) MOVD (cArgs_a+(i)*arg__size+arg_p)(R9), reg; MOVD (cArgs_a+(i)*arg__size+arg_v)(R9), R11; ADD R11, reg
+
 // trampoline(args *cArgs), called by the runtime's asmcgocall with the C
 // calling convention (AAPCS64): R0 holds args. The assembler's prologue
 // saves LR, and FP just below the frame, which the SUB below makes 8(RSP):
@@ -15,13 +19,13 @@ TEXT trampoline<>(SB), NOSPLIT, $0
 	SUB  $16, RSP
 	MOVD R0, 0(RSP)            // keep args across the call
 	MOVD R0, R9
-	MOVD cArgs_a1(R9), R0
-	MOVD cArgs_a2(R9), R1
-	MOVD cArgs_a3(R9), R2
-	MOVD cArgs_a4(R9), R3
-	MOVD cArgs_a5(R9), R4
-	MOVD cArgs_a6(R9), R5
-	MOVD cArgs_a7(R9), R6
+	ARG(0, R0)
+	ARG(1, R1)
+	ARG(2, R2)
+	ARG(3, R3)
+	ARG(4, R4)
+	ARG(5, R5)
+	ARG(6, R6)
 	MOVD cArgs_fn(R9), R10
 	BL   (R10)
 	MOVD 0(RSP), R2

@@ -3,7 +3,9 @@
 package ffi
 
 import (
+	"runtime"
 	"sync"
+	"unsafe"
 
 	"github.com/ebitengine/purego"
 )
@@ -19,22 +21,39 @@ const Native = true
 const Unavailable = ""
 
 // call is the one place the module crosses into the library (see ffi.go).
-// Being marked go:uintptrescapes, it makes every pointer its callers convert
-// to uintptr in its argument list live on the heap and stay alive until it
-// returns; the library keeps none of them after that. n is the function's
-// arity; the unused trailing arguments are zero and not passed.
+// purego.SyscallN takes integers, which neither keep what they point to
+// alive nor follow a goroutine stack that grows before the call: so
+// whatever c's arguments point to is moved to the heap (escapeArgs), where
+// nothing moves, and c, which points to it, is kept alive until the call
+// returns (runtime.KeepAlive). The library keeps
+// none of it after that. c.n is the function's arity; the unused trailing
+// arguments are not passed.
 //
 // On darwin and windows it goes through purego.SyscallN rather than the
 // lean trampoline of call_linux.go: darwin cannot be run on the machines
 // this module is built on, and windows (another calling convention) only
 // under wine, where its speed cannot be measured.
-//
-//go:uintptrescapes
-func call(fn uintptr, n int, a1, a2, a3, a4, a5, a6, a7 uintptr) uintptr {
+func call(c *cArgs) uintptr {
+	if escapeArgs.never {
+		for _, a := range c.a {
+			escapeArgs.p = a.p
+		}
+	}
 	args := argSlots.Get().(*[7]uintptr)
-	*args = [7]uintptr{a1, a2, a3, a4, a5, a6, a7}
-	r, _, _ := purego.SyscallN(fn, args[:n]...)
+	for i, a := range c.a {
+		args[i] = uintptr(a.p) + a.v
+	}
+	r, _, _ := purego.SyscallN(c.fn, args[:c.n]...)
+	runtime.KeepAlive(c)
 	*args = [7]uintptr{}
 	argSlots.Put(args)
 	return r
+}
+
+// escapeArgs is never written: that call might store its arguments'
+// pointers here is what makes the compiler put what they point to on the
+// heap (not the cArgs itself, which allocates nothing).
+var escapeArgs struct {
+	never bool
+	p     unsafe.Pointer
 }

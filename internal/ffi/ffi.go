@@ -4,14 +4,22 @@
 // the module is here.
 //
 // Rules kept here (see the header for the library's side):
-//   - Calls go through call: on Linux (call_linux.go) the runtime's cgocall
-//     with a seven-argument trampoline, on darwin and windows
-//     (call_purego.go) purego.SyscallN. Either is marked go:uintptrescapes:
-//     a pointer converted to uintptr in its argument list is moved to the
-//     heap and kept alive until the call returns. So every conversion is
-//     written inline in the call, never stored in a variable first.
-//   - Only pointers to memory that holds no Go pointers are passed: byte
-//     slices, 32-byte arrays, and the pointer-free Tree.
+//   - Calls go through call, with their arguments in a cArgs: on Linux
+//     (call_linux.go) the runtime's cgocall with a seven-argument
+//     trampoline, on darwin and windows (call_purego.go) purego.SyscallN.
+//   - A pointer argument stays a typed pointer (arg.p) until the
+//     trampoline loads it into a register, on the thread's system stack:
+//     while the cArgs is built and call runs, the garbage collector sees it
+//     (what it points to stays alive) and a goroutine stack that grows
+//     takes it along. From there on the goroutine is in a system call,
+//     whose stack the runtime never moves, and runtime.cgocall keeps the
+//     cArgs alive until the call returns. So on Linux the memory passed
+//     need not be on the heap: a caller's stack buffer stays on its stack,
+//     as with cgo's noescape. purego.SyscallN takes integers, so on darwin
+//     and windows what the arguments point to is moved to the heap instead
+//     (call_purego.go).
+//   - Only pointers to memory that holds no Go pointers are passed to the
+//     library: byte slices, 32-byte arrays, and the pointer-free Tree.
 //   - The library keeps no pointer after a call returns, and never calls
 //     back into Go, so the calling goroutine's stack cannot move during a
 //     call.
@@ -148,26 +156,51 @@ func (s *Symbols) table() []struct {
 // ret converts a C int32_t result.
 func ret(r uintptr) Code { return Code(int32(uint32(r))) }
 
-// ptr is the address of a slice's first element, or nil for an empty slice
-// with no backing array (valid with length 0 on the library's side).
-//
-//go:nosplit
-func ptr[T any](s []T) *T { return unsafe.SliceData(s) }
+// cArgs is one call: the C function, its arity, its arguments and the slot
+// for its result. The trampolines (call_linux_$GOARCH.s) read fn and a and
+// write r, at the offsets go_asm.h gives.
+type cArgs struct {
+	fn uintptr
+	n  int
+	a  [7]arg
+	r  uintptr
+}
 
-// str is a string's bytes, without a copy: the library only reads them
-// during the call.
-func str(s string) *byte { return unsafe.StringData(s) }
+// arg is one argument of a C function: p, a pointer to Go memory (or nil),
+// plus v, an integer (0 beside a pointer). The trampolines pass p+v.
+type arg struct {
+	p unsafe.Pointer
+	v uintptr
+}
+
+// ptrArg passes a pointer to Go memory that holds no Go pointers (nil is
+// NULL).
+func ptrArg[T any](p *T) arg { return arg{p: unsafe.Pointer(p)} }
+
+// bytesArg passes a byte slice's first element, or NULL for an empty slice
+// with no backing array (valid with length 0 on the library's side).
+func bytesArg(b []byte) arg { return arg{p: unsafe.Pointer(unsafe.SliceData(b))} }
+
+// strArg passes a string's bytes, without a copy: the library only reads
+// them during the call.
+func strArg(s string) arg { return arg{p: unsafe.Pointer(unsafe.StringData(s))} }
+
+// intArg passes an integer.
+func intArg[T ~int | ~uint32 | ~uint64 | ~uintptr](v T) arg { return arg{v: uintptr(v)} }
+
+// call0 calls a function of no arguments.
+func call0(fn uintptr) uintptr { return call(&cArgs{fn: fn}) }
 
 // ABI is the library's abi_version(): the ABI it was built for.
 func (s *Symbols) ABI() uint32 {
-	return uint32(call(s.abiVersion, 0, 0, 0, 0, 0, 0, 0, 0))
+	return uint32(call0(s.abiVersion))
 }
 
 // CrateVersion is the blake3 crate's version the library was built from.
-func (s *Symbols) CrateVersion() string { return cString(call(s.crateVersion, 0, 0, 0, 0, 0, 0, 0, 0)) }
+func (s *Symbols) CrateVersion() string { return cString(call0(s.crateVersion)) }
 
 // SIMD is the instruction set the crate uses on this CPU.
-func (s *Symbols) SIMD() string { return cString(call(s.simd, 0, 0, 0, 0, 0, 0, 0, 0)) }
+func (s *Symbols) SIMD() string { return cString(call0(s.simd)) }
 
 // cString reads a static NUL-terminated string the library returned: it
 // points to static, immutable memory that is never freed.
@@ -188,7 +221,7 @@ func (s *Symbols) Hash(in, out []byte) Code {
 	if pin(len(in) + len(out)) {
 		defer unpin()
 	}
-	return ret(call(s.hash, 4, uintptr(unsafe.Pointer(ptr(in))), uintptr(len(in)), uintptr(unsafe.Pointer(ptr(out))), uintptr(len(out)), 0, 0, 0))
+	return ret(call(&cArgs{fn: s.hash, n: 4, a: [7]arg{bytesArg(in), intArg(len(in)), bytesArg(out), intArg(len(out))}}))
 }
 
 // KeyedHash writes the keyed hash of in under key to out.
@@ -196,7 +229,7 @@ func (s *Symbols) KeyedHash(key *[32]byte, in, out []byte) Code {
 	if pin(len(in) + len(out)) {
 		defer unpin()
 	}
-	return ret(call(s.keyedHash, 5, uintptr(unsafe.Pointer(key)), uintptr(unsafe.Pointer(ptr(in))), uintptr(len(in)), uintptr(unsafe.Pointer(ptr(out))), uintptr(len(out)), 0, 0))
+	return ret(call(&cArgs{fn: s.keyedHash, n: 5, a: [7]arg{ptrArg(key), bytesArg(in), intArg(len(in)), bytesArg(out), intArg(len(out))}}))
 }
 
 // DeriveKey writes the key derived from in under context (UTF-8, or
@@ -205,7 +238,7 @@ func (s *Symbols) DeriveKey(context string, in, out []byte) Code {
 	if pin(len(in) + len(out)) {
 		defer unpin()
 	}
-	return ret(call(s.deriveKey, 6, uintptr(unsafe.Pointer(str(context))), uintptr(len(context)), uintptr(unsafe.Pointer(ptr(in))), uintptr(len(in)), uintptr(unsafe.Pointer(ptr(out))), uintptr(len(out)), 0))
+	return ret(call(&cArgs{fn: s.deriveKey, n: 6, a: [7]arg{strArg(context), intArg(len(context)), bytesArg(in), intArg(len(in)), bytesArg(out), intArg(len(out))}}))
 }
 
 // HashXOF writes the output of in from output offset seek to out, in a
@@ -217,17 +250,17 @@ func (s *Symbols) HashXOF(mode uint32, key *[32]byte, parallel bool, in []byte, 
 	if pin(len(in) + len(out)) {
 		defer unpin()
 	}
-	return ret(call(s.hashXOF, 7, uintptr(mode), uintptr(unsafe.Pointer(key)), uintptr(unsafe.Pointer(ptr(in))), uintptr(len(in)), uintptr(seek), uintptr(unsafe.Pointer(ptr(out))), uintptr(len(out))))
+	return ret(call(&cArgs{fn: s.hashXOF, n: 7, a: [7]arg{intArg(mode), ptrArg(key), bytesArg(in), intArg(len(in)), intArg(seek), bytesArg(out), intArg(len(out))}}))
 }
 
 // ContextKey writes the context key of a derive-key context to out.
 func (s *Symbols) ContextKey(context string, out *[32]byte) Code {
-	return ret(call(s.contextKey, 3, uintptr(unsafe.Pointer(str(context))), uintptr(len(context)), uintptr(unsafe.Pointer(out)), 0, 0, 0, 0))
+	return ret(call(&cArgs{fn: s.contextKey, n: 3, a: [7]arg{strArg(context), intArg(len(context)), ptrArg(out)}}))
 }
 
 // MergeNonRoot writes the chaining value of the parent of two subtrees.
 func (s *Symbols) MergeNonRoot(left, right *[32]byte, mode uint32, key, cv *[32]byte) Code {
-	return ret(call(s.mergeNonRoot, 5, uintptr(unsafe.Pointer(left)), uintptr(unsafe.Pointer(right)), uintptr(mode), uintptr(unsafe.Pointer(key)), uintptr(unsafe.Pointer(cv)), 0, 0))
+	return ret(call(&cArgs{fn: s.mergeNonRoot, n: 5, a: [7]arg{ptrArg(left), ptrArg(right), intArg(mode), ptrArg(key), ptrArg(cv)}}))
 }
 
 // MergeRoot writes the root output of two subtrees from offset seek.
@@ -235,31 +268,31 @@ func (s *Symbols) MergeRoot(left, right *[32]byte, mode uint32, key *[32]byte, s
 	if pin(len(out)) {
 		defer unpin()
 	}
-	return ret(call(s.mergeRoot, 7, uintptr(unsafe.Pointer(left)), uintptr(unsafe.Pointer(right)), uintptr(mode), uintptr(unsafe.Pointer(key)), uintptr(seek), uintptr(unsafe.Pointer(ptr(out))), uintptr(len(out))))
+	return ret(call(&cArgs{fn: s.mergeRoot, n: 7, a: [7]arg{ptrArg(left), ptrArg(right), intArg(mode), ptrArg(key), intArg(seek), bytesArg(out), intArg(len(out))}}))
 }
 
 // MaxSubtreeLen writes the largest subtree allowed at offset to n.
 func (s *Symbols) MaxSubtreeLen(offset uint64, n *uint64) Code {
-	return ret(call(s.maxSubtreeLen, 2, uintptr(offset), uintptr(unsafe.Pointer(n)), 0, 0, 0, 0, 0))
+	return ret(call(&cArgs{fn: s.maxSubtreeLen, n: 2, a: [7]arg{intArg(offset), ptrArg(n)}}))
 }
 
 // LeftSubtreeLen writes how many of total bytes go to the left subtree.
 func (s *Symbols) LeftSubtreeLen(total uint64, n *uint64) Code {
-	return ret(call(s.leftSubtreeLen, 2, uintptr(total), uintptr(unsafe.Pointer(n)), 0, 0, 0, 0, 0))
+	return ret(call(&cArgs{fn: s.leftSubtreeLen, n: 2, a: [7]arg{intArg(total), ptrArg(n)}}))
 }
 
 // InitThreads makes the library's rayon pool n threads wide.
 func (s *Symbols) InitThreads(n int) Code {
-	return ret(call(s.initThreads, 1, uintptr(n), 0, 0, 0, 0, 0, 0))
+	return ret(call(&cArgs{fn: s.initThreads, n: 1, a: [7]arg{intArg(n)}}))
 }
 
 // NumThreads is the size of the library's rayon pool, 0 before any.
-func (s *Symbols) NumThreads() int { return int(call(s.numThreads, 0, 0, 0, 0, 0, 0, 0, 0)) }
+func (s *Symbols) NumThreads() int { return int(call0(s.numThreads)) }
 
 // TreeInit initializes t in a mode with its key (nil for ModeHash), for
 // the input from byte offset (0 for a whole input).
 func (s *Symbols) TreeInit(t *Tree, mode uint32, key *[32]byte, offset uint64) Code {
-	return ret(call(s.treeInit, 4, uintptr(unsafe.Pointer(t)), uintptr(mode), uintptr(unsafe.Pointer(key)), uintptr(offset), 0, 0, 0))
+	return ret(call(&cArgs{fn: s.treeInit, n: 4, a: [7]arg{ptrArg(t), intArg(mode), ptrArg(key), intArg(offset)}}))
 }
 
 // TreeUpdate hashes p (whole chunks) into t, side by side on the rayon
@@ -272,7 +305,7 @@ func (s *Symbols) TreeUpdate(t *Tree, p []byte, parallel bool) Code {
 	if pin(len(p)) {
 		defer unpin()
 	}
-	return ret(call(s.treeUpdate, 4, uintptr(unsafe.Pointer(t)), uintptr(unsafe.Pointer(ptr(p))), uintptr(len(p)), par, 0, 0, 0))
+	return ret(call(&cArgs{fn: s.treeUpdate, n: 4, a: [7]arg{ptrArg(t), bytesArg(p), intArg(len(p)), intArg(par)}}))
 }
 
 // TreeFinalize writes the root output of t's input and then tail, from
@@ -281,16 +314,16 @@ func (s *Symbols) TreeFinalize(t *Tree, tail []byte, seek uint64, out []byte) Co
 	if pin(len(tail) + len(out)) {
 		defer unpin()
 	}
-	return ret(call(s.treeFinalize, 6, uintptr(unsafe.Pointer(t)), uintptr(unsafe.Pointer(ptr(tail))), uintptr(len(tail)), uintptr(seek), uintptr(unsafe.Pointer(ptr(out))), uintptr(len(out)), 0))
+	return ret(call(&cArgs{fn: s.treeFinalize, n: 6, a: [7]arg{ptrArg(t), bytesArg(tail), intArg(len(tail)), intArg(seek), bytesArg(out), intArg(len(out))}}))
 }
 
 // TreeRoot writes the chaining values of the root's two children for t's
 // input and then tail; ErrLength when that is one chunk or less.
 func (s *Symbols) TreeRoot(t *Tree, tail []byte, left, right *[32]byte) Code {
-	return ret(call(s.treeRoot, 5, uintptr(unsafe.Pointer(t)), uintptr(unsafe.Pointer(ptr(tail))), uintptr(len(tail)), uintptr(unsafe.Pointer(left)), uintptr(unsafe.Pointer(right)), 0, 0))
+	return ret(call(&cArgs{fn: s.treeRoot, n: 5, a: [7]arg{ptrArg(t), bytesArg(tail), intArg(len(tail)), ptrArg(left), ptrArg(right)}}))
 }
 
 // TreeFinalizeNonRoot writes the chaining value of t's input and then tail.
 func (s *Symbols) TreeFinalizeNonRoot(t *Tree, tail []byte, cv *[32]byte) Code {
-	return ret(call(s.treeFinalizeNonRoot, 4, uintptr(unsafe.Pointer(t)), uintptr(unsafe.Pointer(ptr(tail))), uintptr(len(tail)), uintptr(unsafe.Pointer(cv)), 0, 0, 0))
+	return ret(call(&cArgs{fn: s.treeFinalizeNonRoot, n: 4, a: [7]arg{ptrArg(t), bytesArg(tail), intArg(len(tail)), ptrArg(cv)}}))
 }
