@@ -65,9 +65,13 @@ func goSum(mode uint32, key *[32]byte, in, out []byte) {
 // at most, the inputs the dispatch gives it, written with its primitives:
 // the same code, without the path for longer inputs that makes the input
 // of every call escape to the heap (go build -gcflags=-m), so that a
-// caller's stack buffer stays on its stack, as with zeebo.
+// caller's stack buffer stays on its stack, as with zeebo. A longer input,
+// which the dispatch never gives it, goes to zeebo.
 func lukeSum512(b []byte) [64]byte {
 	var n guts.Node
+	if len(b) > guts.ChunkSize {
+		return zeebo.Sum512(b)
+	}
 	if len(b) <= guts.BlockSize {
 		var block [64]byte
 		copy(block[:], b)

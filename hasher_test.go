@@ -11,6 +11,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -542,6 +543,9 @@ func TestAllocationsStackBuffers(t *testing.T) {
 	if lib != nil && runtime.GOOS != "linux" {
 		t.Skip("through purego.SyscallN, what a call points to moves to the heap")
 	}
+	if optimizationsOff() {
+		t.Skip("built with -N or -l: without inlining, locals escape")
+	}
 	waitPlan()
 	h := New()
 	for _, n := range []int{0, 64, 65, 1024, 1025, 3000, 4096, 4097, bufSize + 7} {
@@ -583,6 +587,25 @@ func TestAllocationsStackBuffers(t *testing.T) {
 			_, _ = d.Read(out[:])
 		})
 	}
+}
+
+// optimizationsOff reports that the test binary was built with the
+// compiler's optimizations or inlining turned off (-gcflags -N or -l).
+func optimizationsOff() bool {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return false
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "-gcflags" {
+			for _, f := range strings.Fields(s.Value) {
+				if f == "-N" || f == "-l" || strings.HasSuffix(f, "=-N") || strings.HasSuffix(f, "=-l") {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // TestAllocations: hashing allocates nothing per call, at every size the
