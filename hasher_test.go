@@ -16,6 +16,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/purego-blake3/blake3/internal/gctest"
 	zeebo "github.com/zeebo/blake3"
 )
 
@@ -654,19 +655,8 @@ func TestStackBuffersMoving(t *testing.T) {
 	if testing.Short() {
 		rounds = 100
 	}
-	stop := make(chan struct{})
-	gcDone := make(chan struct{})
-	go func() {
-		defer close(gcDone)
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-				runtime.GC()
-			}
-		}
-	}()
+	stop := gctest.Loop()
+	defer stop()
 	errs := make(chan error, 8)
 	for g := range 8 {
 		go func() {
@@ -685,8 +675,6 @@ func TestStackBuffersMoving(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	close(stop)
-	<-gcDone
 }
 
 // stackRound recurses depth frames of 256 bytes, then hashes from buffers in

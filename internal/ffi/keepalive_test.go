@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/purego-blake3/blake3/internal/gctest"
 )
 
 // TestCallKeepsInputAlive: a heap input whose only reference is the slice
@@ -21,18 +23,7 @@ func TestCallKeepsInputAlive(t *testing.T) {
 	if s.NumThreads() == 0 {
 		s.InitThreads(4)
 	}
-	stop, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-				runtime.GC()
-			}
-		}
-	}()
+	stop := gctest.Loop()
 	d := 3 * time.Second
 	if testing.Short() {
 		d = time.Second
@@ -46,8 +37,7 @@ func TestCallKeepsInputAlive(t *testing.T) {
 			t.Fatalf("round %d: %v", rounds, rc)
 		}
 	}
-	close(stop)
-	<-done
+	stop()
 	if n := during.Load(); n != 0 {
 		t.Errorf("the input was collected while the library read it in %d of %d calls", n, rounds)
 	}
