@@ -66,16 +66,23 @@ type plan [planMax/64 + 1]impl
 // planNow is the plan in use: the default until the measurement is done.
 var planNow atomic.Pointer[plan]
 
-// implFor is the implementation for a one-shot hash of n bytes.
+// implFor is the implementation for a one-shot hash of n bytes. A plan is
+// installed by the backend's loading (startDispatch), so once there is one
+// the backend is known without native()'s look at its sync.Once, which was
+// a third of implFor's time (BenchmarkDispatch at 0 B).
 func implFor(n int) impl {
+	p := planNow.Load()
+	if p == nil {
+		native()
+		p = planNow.Load()
+	}
 	if n > planMax {
-		if native() != nil {
+		if lib != nil {
 			return implNative
 		}
 		return implZeebo
 	}
-	native()
-	return planNow.Load()[planClass(n)]
+	return p[planClass(n)]
 }
 
 // startDispatch installs the default plan for backend l (nil: the Go path)
