@@ -5,10 +5,8 @@ package blake3
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -91,15 +89,8 @@ func crossingMedian(v []float64) float64 {
 // on failure.
 func crossingLoop(t *testing.T) func(in, out []byte, iters int) uint64 {
 	t.Helper()
-	cc := faultCC(t)
-	real := faultRealLibrary(t)
-	so := filepath.Join(t.TempDir(), "loop.so")
-	args := []string{"-shared", "-fPIC", "-O2", "-Wall", "-Werror",
-		"-I", filepath.Join("rust", "include"), `-DREAL_LIB="` + real + `"`,
-		"-o", so, filepath.Join("testdata", "crossing", "loop.c"), "-ldl"}
-	if b, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
-		t.Fatalf("%s %s: %v\n%s", cc, strings.Join(args, " "), err, b)
-	}
+	so := faultCompile(t, "loop.so", "-O2", "-I", filepath.Join("rust", "include"),
+		`-DREAL_LIB="`+faultRealLibrary(t)+`"`, filepath.Join("testdata", "crossing", "loop.c"), "-ldl")
 	h, err := purego.Dlopen(so, purego.RTLD_NOW|purego.RTLD_LOCAL)
 	if err != nil {
 		t.Fatal(err)

@@ -54,14 +54,20 @@ func faultRealLibrary(t *testing.T) string {
 // defines, into a shared object forwarding to the real library.
 func faultBuildStub(t *testing.T, defines ...string) string {
 	t.Helper()
+	args := append([]string{"-O1", "-I", filepath.Join("rust", "include"),
+		`-DREAL_LIB="` + faultRealLibrary(t) + `"`}, defines...)
+	args = append(args, filepath.Join("testdata", "faults", "forward.c"), "-ldl")
+	return faultCompile(t, "libfault.so", args...)
+}
+
+// faultCompile builds the shared object name, in a temporary folder, from
+// the compiler arguments args (sources and flags past -shared -fPIC -Wall
+// -Werror), and returns its path.
+func faultCompile(t *testing.T, name string, args ...string) string {
+	t.Helper()
 	cc := faultCC(t)
-	real := faultRealLibrary(t)
-	out := filepath.Join(t.TempDir(), "libfault.so")
-	args := []string{"-shared", "-fPIC", "-O1", "-Wall", "-Werror",
-		"-I", filepath.Join("rust", "include"),
-		`-DREAL_LIB="` + real + `"`}
-	args = append(args, defines...)
-	args = append(args, "-o", out, filepath.Join("testdata", "faults", "forward.c"), "-ldl")
+	out := filepath.Join(t.TempDir(), name)
+	args = append([]string{"-shared", "-fPIC", "-Wall", "-Werror", "-o", out}, args...)
 	if b, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
 		t.Fatalf("%s %s: %v\n%s", cc, strings.Join(args, " "), err, b)
 	}
@@ -84,14 +90,8 @@ func faultCC(t *testing.T) string {
 // whose constructor appends a line to marker whenever it is loaded.
 func faultBuildConstructor(t *testing.T, marker string) string {
 	t.Helper()
-	cc := faultCC(t)
-	out := filepath.Join(t.TempDir(), "planted.so")
-	args := []string{"-shared", "-fPIC", "-O1", "-Wall", "-Werror", `-DMARKER="` + marker + `"`,
-		"-o", out, filepath.Join("testdata", "faults", "constructor.c")}
-	if b, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
-		t.Fatalf("%s %s: %v\n%s", cc, strings.Join(args, " "), err, b)
-	}
-	return out
+	return faultCompile(t, "planted.so", "-O1", `-DMARKER="`+marker+`"`,
+		filepath.Join("testdata", "faults", "constructor.c"))
 }
 
 // faultPlantedLibrary is the planted-bug build of rust/build.sh (outputs
