@@ -6,7 +6,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -75,11 +74,7 @@ func subBackends(t *testing.T, fn func(t *testing.T)) {
 }
 
 func subRand(t *testing.T) *rand.Rand {
-	seed := rand.Uint64()
-	if s := os.Getenv("BLAKE3_TEST_SEED"); s != "" {
-		seed, _ = strconv.ParseUint(s, 10, 64)
-	}
-	t.Logf("seed %d (replay with BLAKE3_TEST_SEED)", seed)
+	seed := testSeed(t)
 	return rand.New(rand.NewPCG(seed, seed^1))
 }
 

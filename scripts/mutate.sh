@@ -18,6 +18,11 @@
 # working tree itself: each file is copied aside first and copied back after
 # its mutant, and on any exit (a trap), interrupted or not.
 #
+# The tests that draw random inputs or pieces draw them from one seed,
+# BLAKE3_TEST_SEED (default 1), so that a mutant is killed or not the same
+# way on every run: with a fresh seed each time, a mutant that only some
+# draws reach was killed on one CI run and survived the next.
+#
 # The tests run with BLAKE3_BACKEND=native (MUTATE_BACKEND overrides), so
 # that a mutant that makes the loader refuse the library fails at init
 # instead of passing quietly on the Go path. Per-mutant time limit:
@@ -32,6 +37,7 @@ MUTANTS=$(cd "$(dirname "${1:-$ROOT/scripts/mutants.txt}")" && pwd)/$(basename "
 PICK=${2:-.}
 TIMEOUT=${MUTATE_TIMEOUT:-300}
 BACKEND=${MUTATE_BACKEND:-native}
+export BLAKE3_TEST_SEED=${BLAKE3_TEST_SEED:-1}
 [ -f "$MUTANTS" ] || { echo "mutate.sh: no mutants file $MUTANTS" >&2; exit 2; }
 
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/blake3-mutate.XXXXXX")
@@ -202,7 +208,7 @@ runtests() {
 
 ids=$(mutant_ids | grep -E -- "$PICK" || true)
 [ -n "$ids" ] || { echo "mutate.sh: no mutant id matches '$PICK'" >&2; exit 2; }
-echo "mutate.sh: $(echo "$ids" | wc -l | tr -d ' ') mutants from $MUTANTS; working in $WORK; BLAKE3_BACKEND=$BACKEND; ${TIMEOUT}s each"
+echo "mutate.sh: $(echo "$ids" | wc -l | tr -d ' ') mutants from $MUTANTS; working in $WORK; BLAKE3_BACKEND=$BACKEND; BLAKE3_TEST_SEED=$BLAKE3_TEST_SEED; ${TIMEOUT}s each"
 
 # The unmutated tree must pass every test set the mutants use, in its
 # package.

@@ -8,6 +8,8 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"testing"
 
 	"lukechampine.com/blake3/guts"
@@ -325,7 +327,15 @@ func TestCallsHostileTrees(t *testing.T) {
 	if testing.Short() {
 		rounds = 3000
 	}
-	rng := rand.New(rand.NewPCG(rand.Uint64(), 7))
+	seed := rand.Uint64()
+	if v := os.Getenv("BLAKE3_TEST_SEED"); v != "" {
+		var err error
+		if seed, err = strconv.ParseUint(v, 10, 64); err != nil {
+			t.Fatalf("BLAKE3_TEST_SEED=%q: %v", v, err)
+		}
+	}
+	t.Logf("seed %d (replay with BLAKE3_TEST_SEED=%d)", seed, seed)
+	rng := rand.New(rand.NewPCG(seed, 7))
 	in := pattern(4<<20 + 1024)
 	for round := range rounds {
 		tr := hostileTree(rng)
