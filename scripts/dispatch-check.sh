@@ -8,8 +8,10 @@
 # prints the plan the package measured (dispatch.go). Then, from 64 B to
 # 64 KiB, where the native path's time goes (TestCrossingCost, needs a C
 # compiler): the library looped in C inside the test process, against one
-# crossing per call and Sum256. It prints; it never fails on a timing (CI
-# runs it for the record).
+# crossing per call and Sum256. Last, a 16 MiB stream in 64-byte pieces
+# taken apart (TestStreamParts): the stream against the one-shot, the copy
+# of the pieces and the hashing of the batches alone, and zeebo's own gap.
+# It prints; it never fails on a timing (CI runs it for the record).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-5}
@@ -53,3 +55,7 @@ echo
 echo "The crossing: the library looped in C in this process, through one crossing per call, and Sum256 on one thread (medians of 301 interleaved batches)"
 BLAKE3_MEASURE_CROSSING=1 "$out.test" -test.run '^TestCrossingCost$' -test.count 1 -test.v >"$out" 2>&1 || { cat "$out" >&2; exit 1; }
 grep -E '^\|' "$out" || grep -m1 -E 'SKIP|skip' "$out" || echo "(TestCrossingCost printed no table)"
+echo
+echo "A 16 MiB stream in 64-byte pieces, taken apart (one thread, medians of 15 interleaved rounds)"
+BLAKE3_MEASURE_STREAM=1 "$out.test" -test.run '^TestStreamParts$' -test.count 1 -test.v >"$out" 2>&1 || { cat "$out" >&2; exit 1; }
+grep -E '^\|' "$out" || grep -m1 -E 'SKIP|skip' "$out" || echo "(TestStreamParts printed no table)"
