@@ -272,9 +272,11 @@ func TestMarshalSubtrees(t *testing.T) {
 // ends off a group's alignment (a plain hasher's state with the subtree flag
 // set: the same input, offset 0) gathers its next groups aligned, on either
 // backend, and gives the hash of the whole input: written in random pieces,
-// and in one Write, which fills the unaligned group and then runs past
-// whole groups to a last one longer than the alignment it starts at (after
-// 5 chunks and a byte: 15 KiB at chunk 38), whatever the pieces drawn.
+// and in one Write, whatever the pieces drawn. That Write fills the
+// unaligned groups first; were the rest taken straight from p after the
+// first of them, the last group kept would start at a smaller alignment
+// than its length (after 5 chunks and a byte: 15 KiB at chunk 38, aligned
+// to 2 KiB).
 func TestMarshalUnalignedSubtree(t *testing.T) {
 	backends := []string{"go", "native"}
 	if lib == nil {
@@ -302,9 +304,12 @@ func TestMarshalUnalignedSubtree(t *testing.T) {
 				h2 := h.Clone()
 				_, _ = h.Write(in[cut:])
 				writeInPieces(rng, h2, in[cut:])
-				for how, h := range map[string]*Hasher{"in one piece": &h, "in pieces": h2} {
-					if got, want := h.Sum(nil), zeebo.Sum256(in); !bytes.Equal(got, want[:]) {
-						t.Fatalf("resumed on %s after %d bytes, the rest written %s: %x, want %x", to, cut, how, got, want)
+				for _, w := range []struct {
+					how string
+					h   *Hasher
+				}{{"in one piece", &h}, {"in pieces", h2}} {
+					if got, want := w.h.Sum(nil), zeebo.Sum256(in); !bytes.Equal(got, want[:]) {
+						t.Fatalf("resumed on %s after %d bytes, the rest written %s: %x, want %x", to, cut, w.how, got, want)
 					}
 				}
 			})

@@ -73,6 +73,7 @@ func subBackends(t *testing.T, fn func(t *testing.T)) {
 	t.Run("go", fn)
 }
 
+// subRand is the subtree tests' generator, from testSeed.
 func subRand(t *testing.T) *rand.Rand {
 	seed := testSeed(t)
 	return rand.New(rand.NewPCG(seed, seed^1))
