@@ -42,26 +42,39 @@ type handOver struct {
 }
 
 func (x *handOver) Write(p []byte) (int, error) {
-	if x.g.n+len(p) > len(x.g.buf) {
+	n := len(p)
+	for p = x.g.gather(p); len(p) > 0; p = x.g.gather(p) {
 		x.h.update(x.g.buf[:])
 		x.g.n = 0
 	}
-	x.g.n += copy(x.g.buf[x.g.n:], p)
-	return len(p), nil
+	return n, nil
 }
 
-// twoCores is the hand-off a Hasher would need to hash a stream on two
-// cores and stay independent of a copy by value: it gathers as a Hasher
-// does, copies each full batch into one of two slots, has a second
-// goroutine hash the slot into a tree of its own, and merges the batches'
-// chaining values into h's tree in order (pushCV), yielding while it
-// waits. The counters are on cache lines of their own, as both goroutines
-// write them. finish stops the worker.
+// gather copies what of p fits into the buffer and returns the rest, which
+// is not empty only when the buffer is full and more input comes: a full
+// buffer is handed over only then, and the last one stays, as in a
+// Hasher, for the root. The caller empties the buffer before the next
+// gather.
+func (g *gatherer) gather(p []byte) []byte {
+	k := copy(g.buf[g.n:], p)
+	g.n += k
+	return p[k:]
+}
+
+// twoCores is the data path of a hand-off to a second core that keeps the
+// buffer in the Hasher: it gathers the pieces, copies each full batch into
+// one of two slots, has a second goroutine hash the slot into a tree of its
+// own, and merges the batches' chaining values into h's tree in order
+// (pushCV). Both goroutines wait by yielding (runtime.Gosched). It has none
+// of what a copy by value of a Hasher would also need (docs/stream.md: a
+// log of the values, a claim on the next slot). Each counter is written by
+// one goroutine and read by the other, on a cache line of its own. finish
+// stops the worker.
 type twoCores struct {
 	h      *Hasher
+	merged uint64
 	g      gatherer
 	slots  [2]twoCoresSlot
-	merged uint64
 	_      [64]byte
 	posted atomic.Uint64
 	_      [56]byte
@@ -70,6 +83,8 @@ type twoCores struct {
 	_      [52]byte
 }
 
+// twoCoresSlot is one batch handed to twoCores' worker, and the tree it is
+// hashed into.
 type twoCoresSlot struct {
 	buf [bufSize]byte
 	t   ffi.Tree
@@ -78,7 +93,7 @@ type twoCoresSlot struct {
 func newTwoCores() *twoCores {
 	x := &twoCores{h: New()}
 	x.h.start()
-	must(lib.TreeInit(&x.h.t, x.h.mode, nil, 0))
+	must(lib.TreeInit(&x.h.t, x.h.mode, x.h.modeKey(), 0))
 	x.h.live = true
 	go func() {
 		for i := uint64(0); ; i++ {
@@ -89,7 +104,7 @@ func newTwoCores() *twoCores {
 				runtime.Gosched()
 			}
 			s := &x.slots[i%2]
-			must(lib.TreeInit(&s.t, x.h.mode, nil, i*bufSize))
+			must(lib.TreeInit(&s.t, x.h.mode, x.h.modeKey(), i*bufSize))
 			must(lib.TreeUpdate(&s.t, s.buf[:], false))
 			x.done.Store(i + 1)
 		}
@@ -98,7 +113,8 @@ func newTwoCores() *twoCores {
 }
 
 func (x *twoCores) Write(p []byte) (int, error) {
-	if x.g.n+len(p) > len(x.g.buf) {
+	n := len(p)
+	for p = x.g.gather(p); len(p) > 0; p = x.g.gather(p) {
 		i := x.posted.Load()
 		if i >= 2 {
 			x.mergeTo(i - 1) // the slot is free
@@ -107,8 +123,7 @@ func (x *twoCores) Write(p []byte) (int, error) {
 		x.posted.Store(i + 1)
 		x.g.n = 0
 	}
-	x.g.n += copy(x.g.buf[x.g.n:], p)
-	return len(p), nil
+	return n, nil
 }
 
 func (x *twoCores) mergeTo(n uint64) {
@@ -138,8 +153,8 @@ func (x *twoCores) finish() (out [32]byte) {
 // allows two threads, it also times the stream handed off to a second
 // goroutine (twoCores), and the one-shot on two threads, which shows
 // whether the second core was there to be had. Each figure is the median
-// of the rounds. Before any timing it checks that the Hasher streams and
-// the work by hand give the one-shot's hash.
+// of the rounds. Before any timing it checks that the Hasher streams, the
+// work by hand and the hand-off give the one-shot's hash.
 func TestStreamParts(t *testing.T) {
 	if os.Getenv(streamEnv) == "" {
 		t.Skip("a measurement: scripts/dispatch-check.sh runs it (" + streamEnv + "=1)")
@@ -203,10 +218,11 @@ func TestStreamParts(t *testing.T) {
 	if got := handedOff(); got != want {
 		t.Fatalf("the stream handed off to a second goroutine gives %x, Sum256 %x", got, want)
 	}
-	parts := []struct {
+	type part struct {
 		key, name string
 		run       func()
-	}{
+	}
+	parts := []part{
 		{"one-shot", "one-shot Sum256", func() { Sum256(big) }},
 		{"", "stream, pieces from the 16 MiB input", func() { stream(big) }},
 		{"", "stream, pieces from a 32 KiB window", func() { stream(big[:window]) }},
@@ -222,22 +238,15 @@ func TestStreamParts(t *testing.T) {
 		}},
 	}
 	if runtime.GOMAXPROCS(0) >= 2 {
-		onTwo := func(f func()) func() {
-			return func() {
-				SetMaxThreads(2)
-				defer SetMaxThreads(1)
-				f()
-			}
+		onTwo := func() {
+			prev := maxThreads.Load()
+			SetMaxThreads(2)
+			defer maxThreads.Store(prev)
+			Sum256(big)
 		}
 		parts = append(parts,
-			struct {
-				key, name string
-				run       func()
-			}{"", "two threads: one-shot Sum256 on the rayon pool", onTwo(func() { Sum256(big) })},
-			struct {
-				key, name string
-				run       func()
-			}{"", "two threads: each full batch copied to a second goroutine, from the input", func() { handedOff() }},
+			part{"", "two threads: one-shot Sum256 on the rayon pool", onTwo},
+			part{"", "two threads: each full batch copied to a second goroutine, from the input", func() { handedOff() }},
 		)
 	}
 	times := make([][]float64, len(parts))
