@@ -33,9 +33,13 @@ type benchImpl struct {
 }
 
 // oneCore caps this package to one thread for the run.
-func oneCore() func() {
+func oneCore() func() { return capThreads(1) }
+
+// capThreads caps this package to n threads until the returned function
+// restores the cap before.
+func capThreads(n int) func() {
 	prev := maxThreads.Load()
-	SetMaxThreads(1)
+	SetMaxThreads(n)
 	return func() { maxThreads.Store(prev) }
 }
 

@@ -5,6 +5,7 @@ package blake3
 import (
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"runtime"
 	"sync/atomic"
@@ -30,7 +31,7 @@ func (g *gatherer) Write(p []byte) (int, error) {
 	if g.n+len(p) > len(g.buf) {
 		g.n = 0
 	}
-	g.n += copy(g.buf[g.n:], p)
+	g.gather(p)
 	return len(p), nil
 }
 
@@ -83,6 +84,10 @@ type twoCores struct {
 	_      [52]byte
 }
 
+// batchHeight is the height of a batch's subtree: bufSize is
+// 2^batchHeight chunks.
+var batchHeight = bits.TrailingZeros(bufSize / chunkLen)
+
 // twoCoresSlot is one batch handed to twoCores' worker, and the tree it is
 // hashed into.
 type twoCoresSlot struct {
@@ -131,7 +136,7 @@ func (x *twoCores) mergeTo(n uint64) {
 		for x.done.Load() <= x.merged {
 			runtime.Gosched()
 		}
-		x.h.pushCV(x.slots[x.merged%2].t.Stack[4], 4)
+		x.h.pushCV(x.slots[x.merged%2].t.Stack[batchHeight], batchHeight)
 	}
 }
 
@@ -165,10 +170,7 @@ func TestStreamParts(t *testing.T) {
 	waitPlan()
 	defer oneCore()()
 	const total, piece, window = 16 << 20, 64, 32 << 10
-	big, windowed := make([]byte, total), make([]byte, total)
-	for i := range big {
-		big[i] = byte(i % 251)
-	}
+	big, windowed := vectorInput(total), make([]byte, total)
 	for i := range windowed {
 		windowed[i] = big[i%window]
 	}
@@ -239,9 +241,7 @@ func TestStreamParts(t *testing.T) {
 	}
 	if runtime.GOMAXPROCS(0) >= 2 {
 		onTwo := func() {
-			prev := maxThreads.Load()
-			SetMaxThreads(2)
-			defer maxThreads.Store(prev)
+			defer capThreads(2)()
 			Sum256(big)
 		}
 		parts = append(parts,
