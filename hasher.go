@@ -7,15 +7,30 @@ import (
 
 	"github.com/purego-blake3/blake3/internal/ffi"
 	zeebo "github.com/zeebo/blake3"
+	"lukechampine.com/blake3/guts"
 )
 
 // Hasher is a hash.Hash for BLAKE3. Its zero value is ready to use, like
-// New(). A Hasher is not safe for concurrent use; Clone gives independent
-// copies, and so does a copy by value (h2 := *h) on the native path.
+// New(). A Hasher is not safe for concurrent use.
+//
+// Copy a Hasher with Clone. A Hasher holds the first KiB of its input
+// itself, and the rest of its state on the heap, allocated as the input
+// needs it, so that a new Hasher that hashes a short input costs little
+// more than its small struct (BenchmarkNewSum). A copy by value (h2 := *h)
+// shares that state with the Hasher it was copied from once it has been
+// written to: from then on, once either of the two is written to (or
+// reset, or given an input offset), the other panics at its next use,
+// Reset excepted, which makes it a new Hasher. The same holds for a Hasher
+// restored from an earlier copy of itself (*h = saved), and for the
+// Hashers of a slice that append has copied. A copy taken before any input
+// is independent. None of these gives a wrong hash; save a Hasher with
+// Clone, or with MarshalBinary.
 //
 // On the native path, small writes are gathered on the Go side and handed to
 // the library in large batches, so a stream written in small pieces runs at
 // the library's speed, and a short stream never crosses into the library.
+// On the Go path, the first KiB is gathered too, and hashed in one call at
+// Sum, as Sum256 would.
 type Hasher struct {
 	mode      uint32
 	key       [32]byte // the key (keyed), or the context key (derive-key, when hasCtxKey)
@@ -31,25 +46,31 @@ type Hasher struct {
 	// checked against that end (fits).
 	far bool
 
-	// g is the Go path's hasher. It is a pointer (zeebo's Hasher is 10 KiB,
-	// and native Hashers never need it), so a copy of a Go-path Hasher by
-	// value shares it: use Clone.
-	g *zeebo.Hasher
-
 	// sub is set by SetInputOffset (sub.on): the hasher hashes a subtree
 	// (subtree.go).
 	sub subState
 
-	// The native path: the tree of the input handed to the library, and the
-	// input after it (buf[:nbuf]). Both live in the Hasher itself, so that a
-	// copy by value is independent. live reports that t is initialized; lim
-	// is how much buf may hold before the next write goes through write
-	// (0 when every write must: not started, or a subtree hasher).
-	live bool
-	t    ffi.Tree
-	lim  int
-	nbuf int
-	buf  [bufSize]byte
+	// The state on the heap, allocated as the input needs it: g, the Go
+	// path's hasher once the input outgrows goGather; t, the native
+	// path's tree of the input handed to the library (live reports that it
+	// is initialized); the input gathered after that, first[:nbuf] until
+	// it outgrows a chunk, then buf[:nbuf], a buffer that grows up to
+	// bufSize. lim bounds what Write gathers into buf without a look at
+	// anything else (setLim).
+	g     *zeebo.Hasher
+	live  bool
+	t     *ffi.Tree
+	lim   int
+	nbuf  int
+	buf   []byte
+	first [chunkLen]byte
+
+	// gen counts the changes to the heap state, which it is shared with,
+	// and ngen is the count as h last left it: a copy by value, or a
+	// Hasher restored from one, whose count is behind has seen the state
+	// changed under it (mine).
+	gen  *uint64
+	ngen uint64
 }
 
 // Hashing paths.
@@ -71,9 +92,15 @@ const (
 // pass (AVX-512), for few crossings per byte (BenchmarkStream).
 const bufSize = 16 << 10
 
+// goGather is the input a Go-path Hasher gathers before it allocates
+// zeebo's hasher (10 KiB): one chunk, which Sum hashes with the one-shot
+// functions (BenchmarkNewSum).
+const goGather = chunkLen
+
 // start puts h on the native path if the library is loaded, else on the Go
 // path, the first time it is needed.
 func (h *Hasher) start() {
+	h.mine()
 	if h.path != pathUnset {
 		return
 	}
@@ -88,8 +115,32 @@ func (h *Hasher) start() {
 	h.path = pathGo
 	if h.sub.on {
 		h.sub.startGo(h)
-	} else {
-		h.g = h.goHasher()
+	}
+	h.setLim()
+}
+
+// mine panics if h's heap state was changed by another Hasher since h last
+// changed it: h and that Hasher are copies by value of one another.
+func (h *Hasher) mine() {
+	if h.gen != nil && *h.gen != h.ngen {
+		panic("blake3: Hasher used after a copy by value of it, or the Hasher it was copied from, was written to; copy a Hasher with Clone")
+	}
+}
+
+// touch records a change to h's heap state (see gen). The count only
+// grows, so a copy whose count is behind stays behind.
+func (h *Hasher) touch() {
+	if h.gen != nil {
+		*h.gen++
+		h.ngen = *h.gen
+	}
+}
+
+// share gives h a count of changes for the heap state it is about to have,
+// when it has none yet.
+func (h *Hasher) share() {
+	if h.gen == nil {
+		h.gen, h.ngen = new(uint64), 0
 	}
 }
 
@@ -99,27 +150,39 @@ func (h *Hasher) start() {
 // past 2^64-1 bytes, the most BLAKE3 hashes, which only a hasher resumed
 // by UnmarshalBinary can come near (ErrSubtreeTooLarge, nothing written).
 func (h *Hasher) Write(p []byte) (int, error) {
-	if h.nbuf+len(p) <= h.lim {
-		// The common case of a stream in small pieces on the native path:
-		// only gather.
+	if h.nbuf+len(p) < h.lim && *h.gen == h.ngen {
+		// The common case of a stream in small pieces: only gather (lim
+		// is 0 until h has a buffer, and gen with it).
 		h.nbuf += copy(h.buf[h.nbuf:], p)
+		*h.gen++
+		h.ngen = *h.gen
 		return len(p), nil
 	}
 	return h.write(p)
 }
 
-// WriteString is like Write but for strings, without a copy to a []byte on
-// the Go path.
+// WriteString is like Write but for strings, without a copy to a []byte
+// but for a string longer than what the Hasher gathers (on the native path,
+// up to 16 KiB).
 func (h *Hasher) WriteString(s string) (int, error) {
-	if h.nbuf+len(s) <= h.lim {
+	if h.nbuf+len(s) < h.lim && *h.gen == h.ngen {
 		h.nbuf += copy(h.buf[h.nbuf:], s)
+		*h.gen++
+		h.ngen = *h.gen
 		return len(s), nil
 	}
-	if h.path == pathGo && !h.sub.on {
+	h.start()
+	if h.path == pathGo && !h.sub.on && h.g != nil {
 		if err := h.fits(len(s)); err != nil {
 			return 0, err
 		}
+		h.touch()
 		return h.g.WriteString(s)
+	}
+	if !h.sub.on && h.nbuf+len(s) <= h.gatherRoom() && h.fits(len(s)) == nil {
+		h.touch()
+		gather(h, s)
+		return len(s), nil
 	}
 	return h.write([]byte(s))
 }
@@ -133,7 +196,7 @@ func (h *Hasher) fits(n int) error {
 		return nil
 	}
 	have := h.inputLen()
-	if h.path == pathGo {
+	if h.path == pathGo && h.g != nil {
 		var ok bool
 		if have, ok = ffi.ZeeboLen(h.g); !ok {
 			return nil // no state is resumed on this path then
@@ -147,6 +210,14 @@ func (h *Hasher) fits(n int) error {
 
 // write is Write's general case.
 func (h *Hasher) write(p []byte) (int, error) {
+	if h.buf == nil && h.g == nil && !h.sub.on && !h.far && h.nbuf+len(p) <= chunkLen {
+		// The first chunk, in the Hasher itself (either path).
+		h.share()
+		h.mine()
+		h.touch()
+		h.nbuf += copy(h.first[h.nbuf:], p)
+		return len(p), nil
+	}
 	if h.sub.on {
 		if err := h.sub.accept(len(p)); err != nil {
 			return 0, err
@@ -158,25 +229,29 @@ func (h *Hasher) write(p []byte) (int, error) {
 			return 0, err
 		}
 	}
+	h.touch()
 	if h.path == pathGo {
-		if h.sub.t != nil {
-			h.sub.t.write(p)
-			return len(p), nil
-		}
-		return h.g.Write(p)
+		return h.writeGo(p)
 	}
 	n := len(p)
 	for {
 		room := h.room()
 		if h.nbuf+len(p) <= room {
-			h.nbuf += copy(h.buf[h.nbuf:], p)
-			h.setLim()
+			gather(h, p)
 			return n, nil
 		}
-		// Fill the buffer to the end of its group and hand it over.
-		k := copy(h.buf[h.nbuf:room], p)
-		h.update(h.buf[:room])
-		p = p[k:]
+		// Fill the buffer to the end of its group and hand it over, or
+		// hand the group over from p when nothing is gathered.
+		if h.nbuf == 0 {
+			h.update(p[:room])
+			p = p[room:]
+		} else {
+			h.grow(room)
+			b := h.store()
+			k := copy(b[h.nbuf:room], p)
+			h.update(b[:room])
+			p = p[k:]
+		}
 		if room == bufSize {
 			break
 		}
@@ -188,9 +263,80 @@ func (h *Hasher) write(p []byte) (int, error) {
 	if whole > 0 {
 		h.update(p[:whole])
 	}
-	h.nbuf = copy(h.buf[:], p[whole:])
-	h.setLim()
+	gather(h, p[whole:])
 	return n, nil
+}
+
+// writeGo is write on the Go path: the first goGather bytes are gathered,
+// and from there on the input goes to zeebo's hasher (or, for a subtree
+// hasher, to the Go-path tree).
+func (h *Hasher) writeGo(p []byte) (int, error) {
+	switch {
+	case h.sub.t != nil:
+		h.sub.t.write(p)
+		return len(p), nil
+	case h.g == nil && h.nbuf+len(p) <= goGather:
+		gather(h, p)
+		return len(p), nil
+	}
+	h.spillGo()
+	return h.g.Write(p)
+}
+
+// spillGo gives a Go-path hasher zeebo's hasher, with the input gathered
+// so far.
+func (h *Hasher) spillGo() {
+	if h.g != nil {
+		return
+	}
+	h.share()
+	h.g = h.goHasher()
+	_, _ = h.g.Write(h.pending())
+	h.nbuf = 0
+	h.setLim()
+}
+
+// gather appends p, which fits in the buffer's group (gatherRoom), to the
+// input gathered.
+func gather[T string | []byte](h *Hasher, p T) {
+	h.share()
+	h.grow(h.nbuf + len(p))
+	h.nbuf += copy(h.store()[h.nbuf:], p)
+	h.setLim()
+}
+
+// gatherRoom is how much input h, started, may hold gathered: the room of
+// the buffer's group on the native path, goGather on the Go path before
+// zeebo's hasher.
+func (h *Hasher) gatherRoom() int {
+	switch {
+	case h.path == pathNative:
+		return h.room()
+	case h.g == nil:
+		return goGather
+	}
+	return 0
+}
+
+// grow makes h hold at least n bytes of input (n <= bufSize), keeping what
+// it holds: in first up to a chunk, then in buf, at least four times what
+// it held, up to bufSize.
+func (h *Hasher) grow(n int) {
+	if n <= len(h.store()) {
+		return
+	}
+	b := slices.Grow([]byte(nil), min(max(n, 4*len(h.store())), bufSize))
+	b = b[:min(cap(b), bufSize)] // all of the size class
+	copy(b, h.pending())
+	h.buf = b
+}
+
+// store is where h gathers input: first, until it outgrows it, then buf.
+func (h *Hasher) store() []byte {
+	if h.buf == nil {
+		return h.first[:]
+	}
+	return h.buf
 }
 
 // room is how much input the buffer gathers before it is handed over:
@@ -217,29 +363,50 @@ func alignedRoom(at uint64, group int) int {
 	return int(min(at&-at, uint64(group)))
 }
 
-// setLim sets what Write may gather without a look at anything else: the
-// room left in the buffer's group on the native path, none for a subtree
-// hasher (whose writes are counted) or on the Go path.
+// setLim sets what Write may gather into buf without a look at anything
+// else: the room left in the buffer's group on the native path, as far as
+// buf holds; none for a subtree hasher (whose writes are counted), nor on
+// the Go path, which gathers no more than first holds. lim is one more than that,
+// and 0 without a buffer or for a subtree hasher, so that Write's test
+// fails for every write there, the empty one included.
 func (h *Hasher) setLim() {
 	h.lim = 0
-	if h.path == pathNative && !h.sub.on {
-		h.lim = h.room()
+	l := 0
+	switch {
+	case h.sub.on:
+		return // every write is counted, the empty one too (a sticky error)
+	case h.path == pathNative:
+		l = min(h.room(), len(h.buf))
 		// Nothing past 2^64-1 bytes without a look (fits).
-		if at := h.inputLen() - uint64(h.nbuf); h.far && uint64(h.lim) > math.MaxUint64-at {
-			h.lim = int(math.MaxUint64 - at)
+		if at := h.inputLen() - uint64(h.nbuf); h.far && uint64(l) > math.MaxUint64-at {
+			l = int(math.MaxUint64 - at)
 		}
+	}
+	if len(h.buf) > 0 {
+		h.lim = l + 1
 	}
 }
 
 // update hands p, whole chunks, to the library, initializing the tree
 // first if needed.
 func (h *Hasher) update(p []byte) {
+	h.touch()
 	if !h.live {
-		must(lib.TreeInit(&h.t, h.mode, h.modeKey(), h.sub.offset))
-		h.live = true
+		h.initTree(h.sub.offset)
 	}
-	must(lib.TreeUpdate(&h.t, p, !h.sub.single && parallel(len(p))))
+	must(lib.TreeUpdate(h.t, p, !h.sub.single && parallel(len(p))))
 	h.nbuf = 0
+}
+
+// initTree makes h's tree, allocated at the first need, an empty one at
+// input offset off.
+func (h *Hasher) initTree(off uint64) {
+	if h.t == nil {
+		h.share()
+		h.t = new(ffi.Tree)
+	}
+	must(lib.TreeInit(h.t, h.mode, h.modeKey(), off))
+	h.live = true
 }
 
 // modeKey is h's key as the library takes it: nil for plain hashing.
@@ -258,24 +425,27 @@ func (h *Hasher) tree() *ffi.Tree {
 		must(lib.TreeInit(&t, h.mode, h.modeKey(), h.sub.offset))
 		return &t
 	}
-	return &h.t
+	return h.t
 }
 
 // pending is the input gathered and not yet handed to the library.
-func (h *Hasher) pending() []byte { return h.buf[:h.nbuf] }
+func (h *Hasher) pending() []byte { return h.store()[:h.nbuf] }
 
 // Reset implements part of the hash.Hash interface. It causes the Hasher to
-// act as if it was newly created.
+// act as if it was newly created. A copy by value that may no longer be
+// used (see Hasher) lets go of the state it shared, and may be used again.
 func (h *Hasher) Reset() {
+	if h.gen != nil && *h.gen != h.ngen {
+		// The state is another Hasher's now.
+		h.g, h.t, h.buf, h.gen, h.ngen = nil, nil, nil, nil, 0
+	}
+	h.touch()
 	if h.g != nil {
 		h.g.Reset()
 	}
 	h.live, h.nbuf, h.far = false, 0, false
 	h.sub = subState{}
 	h.setLim()
-	if h.path == pathGo && h.g == nil {
-		h.g = h.goHasher() // it was a subtree hasher
-	}
 }
 
 // Clone returns a new Hasher with the same internal state.
@@ -283,12 +453,19 @@ func (h *Hasher) Reset() {
 // Modifying the resulting Hasher will not modify the original Hasher, and
 // vice versa.
 func (h *Hasher) Clone() *Hasher {
+	h.mine()
 	c := new(Hasher)
 	*c = *h
+	c.g, c.t, c.buf, c.gen, c.nbuf = nil, nil, nil, nil, 0
 	if h.g != nil {
 		c.g = h.g.Clone()
 	}
+	if h.t != nil {
+		t := *h.t
+		c.t = &t
+	}
 	c.sub = h.sub.clone()
+	gather(c, h.pending()) // and a count of changes of its own
 	return c
 }
 
@@ -308,16 +485,22 @@ func (h *Hasher) Sum(b []byte) []byte {
 		return s
 	}
 	h.start()
-	if h.path == pathGo {
+	if h.path == pathGo && h.g != nil {
 		return h.g.Sum(b)
 	}
 	n := len(b)
 	b = slices.Grow(b, 32)[:n+32]
 	out := b[n:]
-	if !h.live {
+	switch {
+	case h.path == pathGo && h.mode == modeHash:
+		sum := Sum256(h.pending())
+		copy(out, sum[:])
+	case h.path == pathGo:
+		goXOF(h.goRoot(), 0, out)
+	case !h.live:
 		sumSmall(h.mode, h.modeKey(), h.pending(), out)
-	} else {
-		must(lib.TreeFinalize(&h.t, h.pending(), 0, out))
+	default:
+		must(lib.TreeFinalize(h.t, h.pending(), 0, out))
 	}
 	return b
 }
@@ -330,8 +513,11 @@ func (h *Hasher) Digest() *Digest {
 		return d
 	}
 	h.start()
-	if h.path == pathGo {
+	if h.path == pathGo && h.g != nil {
 		return &Digest{src: srcGo, g: *h.g.Digest()}
+	}
+	if h.path == pathGo {
+		return &Digest{src: srcNode, node: h.goRoot()}
 	}
 	d := &Digest{mode: h.mode, key: h.key}
 	if !h.live && h.nbuf <= chunkLen {
@@ -344,6 +530,13 @@ func (h *Hasher) Digest() *Digest {
 	d.src = srcMerge
 	must(lib.TreeRoot(h.tree(), h.pending(), &d.left, &d.right))
 	return d
+}
+
+// goRoot is the root node of a Go-path hasher's input, gathered (at most
+// goGather bytes): its one chunk.
+func (h *Hasher) goRoot() guts.Node {
+	key, flags := h.goModeKey()
+	return guts.CompressChunk(h.pending(), &key, 0, flags)
 }
 
 // sumSmall writes the 32-byte hash of in, which never crossed into the

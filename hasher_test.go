@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"math"
 	"runtime"
@@ -16,6 +17,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/purego-blake3/blake3/internal/ffi"
 	"github.com/purego-blake3/blake3/internal/gctest"
 	zeebo "github.com/zeebo/blake3"
 )
@@ -349,10 +351,15 @@ func TestBadInputBatching(t *testing.T) {
 					round, total, n, got, h.nbuf, handed, buffered)
 			}
 			if i%4 == 3 {
-				before := *h
+				before, beforeIn := *h, string(h.pending())
+				var beforeT ffi.Tree
+				if h.live {
+					beforeT = *h.t
+				}
 				sum := h.Sum(nil)
 				h.Digest()
-				if h.live != before.live || h.nbuf != before.nbuf || h.t != before.t {
+				if h.live != before.live || h.nbuf != before.nbuf || h.live && *h.t != beforeT ||
+					string(h.pending()) != beforeIn || h.ngen != before.ngen {
 					t.Fatalf("round %d: Sum or Digest changed the hasher", round)
 				}
 				if want := zeebo.Sum256(all); !bytes.Equal(sum, want[:]) {
@@ -642,6 +649,69 @@ func TestAllocations(t *testing.T) {
 		d := h.Digest()
 		check("Digest.Read", func() { _, _ = d.Read(out) })
 	}
+}
+
+// TestAllocationsNewHasher: a new Hasher for an input of a chunk or less
+// (New, Write, Sum) allocates only its count of changes, 8 bytes, when the
+// compiler keeps it on the stack, and that and itself, under 1.5 KiB, when
+// it is on the heap (through hash.Hash); with 16 KiB of input it allocates
+// a buffer as well, no larger than the input (BenchmarkNewSum). Before, a
+// Hasher held 16 KiB in itself and allocated all of it through hash.Hash.
+func TestAllocationsNewHasher(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	if optimizationsOff() {
+		t.Skip("built with -N or -l: without inlining, locals escape")
+	}
+	waitPlan()
+	in := vectorInput(bufSize)
+	var sum [32]byte
+	// Per run, the allocations rounded down as testing.AllocsPerRun does
+	// (another goroutine may allocate meanwhile), and the bytes.
+	perRun := func(f func()) (allocs, bytes uint64) {
+		const runs = 100
+		f()
+		var a, b runtime.MemStats
+		runtime.ReadMemStats(&a)
+		for range runs {
+			f()
+		}
+		runtime.ReadMemStats(&b)
+		return (b.Mallocs - a.Mallocs) / runs, (b.TotalAlloc - a.TotalAlloc) / runs
+	}
+	subBackends(t, func(t *testing.T) {
+		waitPlan() // the backend's dispatch measures, and allocates, meanwhile
+		for _, c := range []struct {
+			n             int
+			allocs, bytes uint64
+			iface         bool
+		}{
+			{0, 1, 16, false}, {64, 1, 16, false}, {chunkLen, 1, 16, false},
+			{0, 2, 1536, true}, {64, 2, 1536, true}, {chunkLen, 2, 1536, true},
+			{bufSize, 2, bufSize + 64, false},
+		} {
+			if c.n > chunkLen && lib == nil {
+				continue // the Go path allocates zeebo's hasher there
+			}
+			f := func() {
+				h := New()
+				_, _ = h.Write(in[:c.n])
+				h.Sum(sum[:0])
+			}
+			if c.iface {
+				f = func() {
+					var h hash.Hash = New()
+					_, _ = h.Write(in[:c.n])
+					h.Sum(sum[:0])
+				}
+			}
+			if a, b := perRun(f); a > c.allocs || b > c.bytes {
+				t.Errorf("New, Write and Sum of %d bytes (through hash.Hash: %v): %d allocations, %d bytes per run; want at most %d and %d",
+					c.n, c.iface, a, b, c.allocs, c.bytes)
+			}
+		}
+	})
 }
 
 // TestStackBuffersMoving: input, output and Hasher in goroutine stacks that

@@ -85,6 +85,10 @@ func (h *Hasher) AppendBinary(b []byte) ([]byte, error) {
 		for i := range stack {
 			stack[i] = cvBytes(t.stack[i])
 		}
+	case h.g == nil:
+		// The Go path's first input, gathered (writeGo).
+		w, _ := h.goModeKey()
+		key, tail = cvBytes(w), h.pending()
 	default:
 		if !ffi.ZeeboOK() {
 			return b, errors.New("blake3: cannot save a Go-path hasher with this version of github.com/zeebo/blake3")
@@ -140,13 +144,14 @@ func (h *Hasher) UnmarshalBinary(data []byte) error {
 	if err := parseState(data, &s); err != nil {
 		return err
 	}
-	onZeebo := native() == nil && !s.subtree
+	// On the Go path a state of one chunk or less resumes as writeGo
+	// gathers it; a longer one needs zeebo's hasher.
+	onZeebo := native() == nil && !s.subtree && (s.chunks > 0 || len(s.tail) > goGather)
 	if onZeebo && !ffi.ZeeboOK() {
 		return errors.New("blake3: cannot resume on the Go path with this version of github.com/zeebo/blake3")
 	}
-	// Built in place, after the last check: a Hasher holds its buffer,
-	// which a copy from a local would move onto the heap on every resume.
-	// data (and s.tail in it) cannot lie in h: nothing hands out h's buffer.
+	// After the last check, h lets go of its state (which a copy by value
+	// may share) and becomes the saved one.
 	*h = Hasher{mode: s.mode, key: s.key, hasCtxKey: s.mode == modeDeriveKey}
 	h.far = s.offset+s.chunks*chunkLen+uint64(len(s.tail)) >= 1<<63
 	if s.subtree {
@@ -156,11 +161,10 @@ func (h *Hasher) UnmarshalBinary(data []byte) error {
 	case native() != nil:
 		h.path = pathNative
 		if s.chunks > 0 {
-			must(lib.TreeInit(&h.t, h.mode, h.modeKey(), s.offset))
-			h.t.Chunks, h.t.Stack, h.live = s.chunks, s.stack, true
+			h.initTree(s.offset)
+			h.t.Chunks, h.t.Stack = s.chunks, s.stack
 		}
-		h.nbuf = copy(h.buf[:], s.tail)
-		h.setLim()
+		gather(h, s.tail)
 	case s.subtree:
 		h.path = pathGo
 		h.sub.startGo(h)
@@ -170,11 +174,15 @@ func (h *Hasher) UnmarshalBinary(data []byte) error {
 			t.stack[i] = cvWords(&s.stack[i])
 		}
 		t.n = copy(t.buf[:], s.tail)
+	case !onZeebo:
+		h.path = pathGo
+		gather(h, s.tail)
 	default:
 		z := ffi.ZeeboState{Key: *keyWords(h.mode, &h.key), Flags: modeFlags(h.mode), Chunks: s.chunks, Tail: s.tail}
 		for i := range z.Stack {
 			z.Stack[i] = cvWords(&s.stack[i])
 		}
+		h.share()
 		h.path, h.g = pathGo, ffi.ZeeboImport(&z)
 	}
 	return nil

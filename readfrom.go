@@ -96,8 +96,7 @@ func (h *Hasher) readFile(f positionalFile) (n int64, err error, done bool) {
 	if h.nbuf > 0 {
 		h.update(h.pending()) // whole chunks: the input so far is aligned
 	} else if !h.live {
-		must(lib.TreeInit(&h.t, h.mode, h.modeKey(), 0))
-		h.live = true
+		h.initTree(0)
 	}
 	height := 0
 	for leaf>>(height+1) >= chunkLen {
@@ -179,6 +178,7 @@ func (h *Hasher) inputLen() uint64 {
 // of the next 2^height chunks, which start aligned to their size, merging
 // it with the subtrees it completes.
 func (h *Hasher) pushCV(cv [32]byte, height int) {
+	h.touch()
 	i := height
 	for h.t.Chunks&(1<<i) != 0 {
 		left := h.t.Stack[i]

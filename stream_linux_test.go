@@ -98,8 +98,7 @@ type twoCoresSlot struct {
 func newTwoCores() *twoCores {
 	x := &twoCores{h: New()}
 	x.h.start()
-	must(lib.TreeInit(&x.h.t, x.h.mode, x.h.modeKey(), 0))
-	x.h.live = true
+	x.h.initTree(0)
 	go func() {
 		for i := uint64(0); ; i++ {
 			for x.posted.Load() == i {
@@ -143,7 +142,7 @@ func (x *twoCores) mergeTo(n uint64) {
 func (x *twoCores) finish() (out [32]byte) {
 	x.mergeTo(x.posted.Load())
 	x.stop.Store(true)
-	must(lib.TreeFinalize(&x.h.t, x.g.buf[:x.g.n], 0, out[:]))
+	must(lib.TreeFinalize(x.h.t, x.g.buf[:x.g.n], 0, out[:]))
 	return out
 }
 
@@ -190,7 +189,7 @@ func TestStreamParts(t *testing.T) {
 		h.start()
 		x := &handOver{h: h}
 		write(x, big)
-		must(lib.TreeFinalize(&h.t, x.g.buf[:x.g.n], 0, out[:]))
+		must(lib.TreeFinalize(h.tree(), x.g.buf[:x.g.n], 0, out[:]))
 		return out
 	}
 	batches := func() {

@@ -121,6 +121,7 @@ func (s *subState) accept(n int) error {
 // startGo gives a subtree hasher on the Go path its tree.
 func (s *subState) startGo(h *Hasher) {
 	if s.t == nil {
+		h.share()
 		s.t = new(goTree)
 	}
 	key, flags := h.goModeKey()
@@ -166,7 +167,7 @@ func (h *Hasher) SetInputOffset(offset uint64) error {
 // written reports whether h, not yet a subtree hasher, accepted input.
 func (h *Hasher) written() bool {
 	h.start()
-	if h.path == pathNative {
+	if h.path == pathNative || h.g == nil {
 		return h.live || h.nbuf > 0
 	}
 	// zeebo's hasher does not tell its length; an empty one has the digest
@@ -177,6 +178,11 @@ func (h *Hasher) written() bool {
 // beginSubtree makes h an empty subtree hasher at offset, without checks.
 func (h *Hasher) beginSubtree(offset uint64) {
 	h.start()
+	// A change to the heap state as a write is, on either path, though
+	// only the Go path's tree is on the heap, so that copies by value
+	// behave the same on both.
+	h.share()
+	h.touch()
 	h.sub = subState{on: true, offset: offset, max: subtreeLimit(offset), t: h.sub.t}
 	h.live, h.nbuf = false, 0
 	h.setLim()

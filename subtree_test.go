@@ -609,14 +609,12 @@ func TestSubtreeMisuse(t *testing.T) {
 	})
 }
 
-// TestSubtreeCopyByValue: a native subtree hasher copied by value (h2 := *h,
-// as for any native Hasher) is independent of the original, size accounting
-// and sticky error included. (On the Go path a copy by value shares the
-// tree, as it shares zeebo's hasher: Clone is the way there.)
+// TestSubtreeCopyByValue: SetInputOffset gives a Hasher shared state as a
+// write does (TestCopyByValue), on both backends: a copy by value taken
+// before it is independent of the original, size accounting and sticky
+// error included; one taken after it panics once the original is written
+// to.
 func TestSubtreeCopyByValue(t *testing.T) {
-	if lib == nil {
-		t.Skip("no native library: copies by value are only independent on the native path")
-	}
 	want := func(off uint64, in []byte) Subtree {
 		s := New()
 		_ = s.SetInputOffset(off)
@@ -627,28 +625,36 @@ func TestSubtreeCopyByValue(t *testing.T) {
 		}
 		return st
 	}
-	h := New()
-	if err := h.SetInputOffset(1024); err != nil {
-		t.Fatal(err)
-	}
-	h2 := *h
-	full := make([]byte, 1024) // all a subtree at 1024 may hold
-	if _, err := h.Write(full); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := h.Write([]byte{1}); err == nil {
-		t.Fatal("a 1025th byte at offset 1024 was accepted")
-	}
-	if _, err := h2.Write([]byte{2}); err != nil {
-		t.Fatalf("the copy saw the original's input or error: %v", err)
-	}
-	got2, err := h2.FinalizeNonRoot()
-	if err != nil || got2 != want(1024, []byte{2}) {
-		t.Fatalf("copy: %+v, %v; want the subtree of its own byte", got2, err)
-	}
-	if _, err := h.FinalizeNonRoot(); err == nil {
-		t.Fatal("the original lost its sticky error to the copy")
-	}
+	subBackends(t, func(t *testing.T) {
+		h := New()
+		h2 := *h
+		if err := h.SetInputOffset(1024); err != nil {
+			t.Fatal(err)
+		}
+		h3 := *h
+		full := make([]byte, 1024) // all a subtree at 1024 may hold
+		if _, err := h.Write(full); err != nil {
+			t.Fatal(err)
+		}
+		panicsWith(t, "Write on a copy after SetInputOffset", copied, func() { _, _ = h3.Write([]byte{2}) })
+		panicsWith(t, "FinalizeNonRoot on a copy after SetInputOffset", copied, func() { _, _ = h3.FinalizeNonRoot() })
+		if _, err := h.Write([]byte{1}); err == nil {
+			t.Fatal("a 1025th byte at offset 1024 was accepted")
+		}
+		if err := h2.SetInputOffset(1024); err != nil {
+			t.Fatalf("the copy saw the original's offset: %v", err)
+		}
+		if _, err := h2.Write([]byte{2}); err != nil {
+			t.Fatalf("the copy saw the original's input or error: %v", err)
+		}
+		got2, err := h2.FinalizeNonRoot()
+		if err != nil || got2 != want(1024, []byte{2}) {
+			t.Fatalf("copy: %+v, %v; want the subtree of its own byte", got2, err)
+		}
+		if _, err := h.FinalizeNonRoot(); err == nil {
+			t.Fatal("the original lost its sticky error to the copy")
+		}
+	})
 }
 
 // TestSubtreeEndOfInput: an input has at most 2^64-1 bytes, so a subtree
