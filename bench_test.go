@@ -207,10 +207,9 @@ func BenchmarkCrossing(b *testing.B) {
 // (use=interface, as hash.Hash users do: the hasher is on the heap) and
 // through its own type (use=concrete: the compiler keeps it on the stack,
 // and only what it allocates itself is on the heap). Much of the cost is
-// allocation, which is why a Hasher holds its first chunk itself and
+// allocation, which is why a Hasher holds its first 4 KiB itself and
 // allocates the rest as the input needs it (docs/stream.md); "go" is this
-// package on its Go path, which allocates zeebo's hasher past the first
-// KiB.
+// package on its Go path, which allocates zeebo's hasher past those 4 KiB.
 func BenchmarkNewSum(b *testing.B) {
 	waitPlan()
 	data := vectorInput(16 << 10)
@@ -239,7 +238,7 @@ func BenchmarkNewSum(b *testing.B) {
 		}, noSetup},
 	}
 	for _, use := range []string{"interface", "concrete"} {
-		for _, n := range []int{0, 64, 1 << 10, 4 << 10, 16 << 10} {
+		for _, n := range []int{0, 64, 1 << 10, 2 << 10, 4 << 10, 8 << 10, 16 << 10} {
 			for _, im := range impls {
 				b.Run("use="+use+"/size="+sizeName(n)+"/impl="+im.name, func(b *testing.B) {
 					defer im.setup()()

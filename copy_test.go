@@ -57,7 +57,7 @@ func TestCopyByValue(t *testing.T) {
 		}
 	}
 	subBackends(t, func(t *testing.T) {
-		for _, n := range []int{1, 64, chunkLen, chunkLen + 1, bufSize, bufSize + 1, 3*bufSize + 5} {
+		for _, n := range []int{1, 64, chunkLen, chunkLen + 1, firstLen, firstLen + 1, bufSize, bufSize + 1, 3*bufSize + 5} {
 			x, y := in[:n], in[n/2:]
 
 			// Before any input: independent.
@@ -139,11 +139,13 @@ func TestCopyByValue(t *testing.T) {
 			"input handed on": func() { _, _ = h.Write(in[:3*bufSize]) },
 			"Reset":           func() { h.Reset() },
 		} {
-			// A first chunk held in the Hasher, and more in a buffer on the
-			// heap (where a small write takes Write's fast path).
-			for _, n := range []int{100, 2000} {
+			// Input held in the Hasher, and more, in two writes, in a
+			// buffer on the heap (where a small write takes Write's fast
+			// path).
+			for _, n := range []int{100, 2000, 2 * firstLen} {
 				h.Reset()
-				_, _ = h.Write(in[:n])
+				_, _ = h.Write(in[:n/2])
+				_, _ = h.Write(in[n/2 : n])
 				saved = *h
 				change()
 				*h = saved

@@ -13,10 +13,11 @@ import (
 // Hasher is a hash.Hash for BLAKE3. Its zero value is ready to use, like
 // New(). A Hasher is not safe for concurrent use.
 //
-// Copy a Hasher with Clone. A Hasher holds the first KiB of its input
+// Copy a Hasher with Clone. A Hasher holds the first 4 KiB of its input
 // itself, and the rest of its state on the heap, allocated as the input
-// needs it, so that a new Hasher that hashes a short input costs little
-// more than its small struct (BenchmarkNewSum). A copy by value (h2 := *h)
+// needs it, so that a new Hasher that hashes a short input allocates its
+// struct and an 8-byte count, or only the count where the compiler keeps
+// it on the stack (BenchmarkNewSum). A copy by value (h2 := *h)
 // shares that state with the Hasher it was copied from once it has been
 // written to: from then on, once either of the two is written to (or
 // reset, or given an input offset), the other panics at its next use,
@@ -29,8 +30,8 @@ import (
 // On the native path, small writes are gathered on the Go side and handed to
 // the library in large batches, so a stream written in small pieces runs at
 // the library's speed, and a short stream never crosses into the library.
-// On the Go path, the first KiB is gathered too, and hashed in one call at
-// Sum, as Sum256 would.
+// On the Go path, the first 4 KiB are gathered too (the first KiB in the
+// keyed modes), and hashed in one call at Sum, as Sum256 would.
 type Hasher struct {
 	mode      uint32
 	key       [32]byte // the key (keyed), or the context key (derive-key, when hasCtxKey)
@@ -51,19 +52,20 @@ type Hasher struct {
 	sub subState
 
 	// The state on the heap, allocated as the input needs it: g, the Go
-	// path's hasher once the input outgrows goGather; t, the native
+	// path's hasher once the input outgrows goGather (or a Digest of more
+	// than a chunk needs it); t, the native
 	// path's tree of the input handed to the library (live reports that it
 	// is initialized); the input gathered after that, first[:nbuf] until
-	// it outgrows a chunk, then buf[:nbuf], a buffer that grows up to
-	// bufSize. lim bounds what Write gathers into buf without a look at
-	// anything else (setLim).
+	// it outgrows first (firstLen bytes), then buf[:nbuf], a buffer of
+	// bufSize bytes. lim bounds what Write gathers into buf without a look
+	// at anything else (setLim).
 	g     *zeebo.Hasher
 	live  bool
 	t     *ffi.Tree
 	lim   int
 	nbuf  int
 	buf   []byte
-	first [chunkLen]byte
+	first [firstLen]byte
 
 	// gen counts the changes to the heap state, which it is shared with,
 	// and ngen is the count as h last left it: a copy by value, or a
@@ -92,10 +94,25 @@ const (
 // pass (AVX-512), for few crossings per byte (BenchmarkStream).
 const bufSize = 16 << 10
 
-// goGather is the input a Go-path Hasher gathers before it allocates
-// zeebo's hasher (10 KiB): one chunk, which Sum hashes with the one-shot
-// functions (BenchmarkNewSum).
-const goGather = chunkLen
+// firstLen is the input the Hasher holds itself, in first, before it
+// needs a buffer on the heap: a new Hasher that hashes up to this much
+// allocates only itself and its gen count, or only the count where it
+// stays on the stack, and a longer first write keeps its last piece of up
+// to this much (keep), the pieces it hands over being wide enough for the
+// library's SIMD. Larger, it costs a Hasher that escapes to the heap more
+// to allocate; BenchmarkNewSum measures both (docs/stream.md).
+const firstLen = 4 << 10
+
+// goGather is the input a Go-path Hasher in mode gathers before it
+// allocates zeebo's hasher (10 KiB), which Sum then hashes in one call:
+// what first holds for plain hashing, with Sum256, and one chunk in the
+// keyed modes, with the one-chunk code (BenchmarkNewSum).
+func goGather(mode uint32) int {
+	if mode == modeHash {
+		return firstLen
+	}
+	return chunkLen
+}
 
 // start puts h on the native path if the library is loaded, else on the Go
 // path, the first time it is needed.
@@ -163,7 +180,8 @@ func (h *Hasher) Write(p []byte) (int, error) {
 
 // WriteString is like Write but for strings, without a copy to a []byte
 // but for a string longer than what the Hasher gathers (on the native path,
-// up to 16 KiB).
+// up to 16 KiB), or than 4 KiB written first to a new Hasher, which hands
+// all but its end over at once.
 func (h *Hasher) WriteString(s string) (int, error) {
 	if h.nbuf+len(s) < h.lim && *h.gen == h.ngen {
 		h.nbuf += copy(h.buf[h.nbuf:], s)
@@ -179,7 +197,8 @@ func (h *Hasher) WriteString(s string) (int, error) {
 		h.touch()
 		return h.g.WriteString(s)
 	}
-	if !h.sub.on && h.nbuf+len(s) <= h.gatherRoom() && h.fits(len(s)) == nil {
+	// Gathered here unless keep would hand its front over: write does.
+	if !h.sub.on && h.nbuf+len(s) <= h.gatherRoom() && (h.live || h.buf != nil || h.nbuf > 0 || len(s) <= len(h.first)) && h.fits(len(s)) == nil {
 		h.touch()
 		gather(h, s)
 		return len(s), nil
@@ -233,11 +252,11 @@ func (h *Hasher) write(p []byte) (int, error) {
 	if h.path == pathGo {
 		return h.writeGo(p)
 	}
-	n := len(p)
+	n, fresh := len(p), !h.live
 	for {
 		room := h.room()
 		if h.nbuf+len(p) <= room {
-			gather(h, p)
+			h.keep(p, fresh)
 			return n, nil
 		}
 		// Fill the buffer to the end of its group and hand it over, or
@@ -263,19 +282,38 @@ func (h *Hasher) write(p []byte) (int, error) {
 	if whole > 0 {
 		h.update(p[:whole])
 	}
-	gather(h, p[whole:])
+	h.keep(p[whole:], fresh)
 	return n, nil
 }
 
+// keep gathers p, the end of a write on the native path, which fits in the
+// buffer's group. In a write to a Hasher that has handed nothing over yet
+// (fresh), with nothing gathered and no buffer on the heap, it hands over
+// the whole groups of firstLen bytes at the front of a p that first cannot
+// hold, and keeps the rest, rather than allocate the buffer: one Write of
+// up to 16 KiB to a new Hasher then allocates no buffer, and the library
+// still hashes pieces of at least firstLen bytes, wide enough for its SIMD
+// (BenchmarkNewSum). Later writes gather into the buffer, so that a stream
+// is handed over in groups of bufSize bytes.
+func (h *Hasher) keep(p []byte, fresh bool) {
+	if fresh && h.buf == nil && h.nbuf == 0 && len(p) > len(h.first) {
+		k := (len(p) - 1) / len(h.first) * len(h.first)
+		h.update(p[:k])
+		p = p[k:]
+	}
+	gather(h, p)
+}
+
 // writeGo is write on the Go path: the first goGather bytes are gathered,
-// and from there on the input goes to zeebo's hasher (or, for a subtree
-// hasher, to the Go-path tree).
+// and from there on (or from a Digest of more than a chunk, which spills
+// them) the input goes to zeebo's hasher (or, for a subtree hasher, to the
+// Go-path tree).
 func (h *Hasher) writeGo(p []byte) (int, error) {
 	switch {
 	case h.sub.t != nil:
 		h.sub.t.write(p)
 		return len(p), nil
-	case h.g == nil && h.nbuf+len(p) <= goGather:
+	case h.g == nil && h.nbuf+len(p) <= goGather(h.mode):
 		gather(h, p)
 		return len(p), nil
 	}
@@ -313,20 +351,18 @@ func (h *Hasher) gatherRoom() int {
 	case h.path == pathNative:
 		return h.room()
 	case h.g == nil:
-		return goGather
+		return goGather(h.mode)
 	}
 	return 0
 }
 
 // grow makes h hold at least n bytes of input (n <= bufSize), keeping what
-// it holds: in first up to a chunk, then in buf, at least four times what
-// it held, up to bufSize.
+// it holds: in first up to firstLen bytes, then in buf, bufSize bytes.
 func (h *Hasher) grow(n int) {
 	if n <= len(h.store()) {
 		return
 	}
-	b := slices.Grow([]byte(nil), min(max(n, 4*len(h.store())), bufSize))
-	b = b[:min(cap(b), bufSize)] // all of the size class
+	b := make([]byte, bufSize)
 	copy(b, h.pending())
 	h.buf = b
 }
@@ -364,11 +400,11 @@ func alignedRoom(at uint64, group int) int {
 }
 
 // setLim sets what Write may gather into buf without a look at anything
-// else: the room left in the buffer's group on the native path, as far as
-// buf holds; none for a subtree hasher (whose writes are counted), nor on
-// the Go path, which gathers no more than first holds. lim is one more than that,
-// and 0 without a buffer or for a subtree hasher, so that Write's test
-// fails for every write there, the empty one included.
+// else: the room of the buffer's group on the native path (buf holds a
+// whole group); none for a subtree hasher (whose writes are counted), nor
+// on the Go path, which gathers no more than first holds. lim is one more
+// than that, and 0 without a buffer or for a subtree hasher, so that
+// Write's test fails for every write there, the empty one included.
 func (h *Hasher) setLim() {
 	h.lim = 0
 	l := 0
@@ -376,7 +412,7 @@ func (h *Hasher) setLim() {
 	case h.sub.on:
 		return // every write is counted, the empty one too (a sticky error)
 	case h.path == pathNative:
-		l = min(h.room(), len(h.buf))
+		l = h.room()
 		// Nothing past 2^64-1 bytes without a look (fits).
 		if at := h.inputLen() - uint64(h.nbuf); h.far && uint64(l) > math.MaxUint64-at {
 			l = int(math.MaxUint64 - at)
@@ -513,6 +549,9 @@ func (h *Hasher) Digest() *Digest {
 		return d
 	}
 	h.start()
+	if h.path == pathGo && h.g == nil && h.nbuf > chunkLen {
+		h.spillGo() // the root of more than a chunk, from zeebo's hasher
+	}
 	if h.path == pathGo && h.g != nil {
 		return &Digest{src: srcGo, g: *h.g.Digest()}
 	}
@@ -532,8 +571,8 @@ func (h *Hasher) Digest() *Digest {
 	return d
 }
 
-// goRoot is the root node of a Go-path hasher's input, gathered (at most
-// goGather bytes): its one chunk.
+// goRoot is the root node of a Go-path hasher's input, gathered (one chunk
+// or less).
 func (h *Hasher) goRoot() guts.Node {
 	key, flags := h.goModeKey()
 	return guts.CompressChunk(h.pending(), &key, 0, flags)

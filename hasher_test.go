@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/purego-blake3/blake3/internal/ffi"
 	"github.com/purego-blake3/blake3/internal/gctest"
@@ -297,32 +298,69 @@ func hexString(b []byte) string { return fmt.Sprintf("%x", b) }
 
 // TestBadInputBatching pins the native path's batching, which the output
 // alone cannot show: the Go side holds at most bufSize bytes, the input
-// after the last aligned group of bufSize bytes handed over; a write that
-// would overflow the buffer first tops it up to the end of its group and
-// hands that over, then whole groups straight from the write, keeping the
-// last group (1 to bufSize bytes), whole or not. Sum and Digest hand
-// nothing over.
+// after the last group handed over, groups being aligned in the input (of
+// bufSize bytes, or the largest power of two that divides the position
+// where one starts, if less); a write that would overflow its group first
+// tops the gathered input up to the end of the group (in a buffer on the
+// heap, when first cannot hold the group) and hands that over,
+// then whole groups of bufSize bytes straight from the write, keeping the
+// last group (1 to bufSize bytes), whole or not. In a write to a Hasher
+// that had handed nothing over, without a buffer on the heap (its input
+// gathered never outgrew first), a last group that first cannot hold, with
+// nothing gathered, is handed over but for its last 1 to firstLen bytes,
+// in whole groups of firstLen. Sum and Digest hand nothing over.
 func TestBadInputBatching(t *testing.T) {
 	if !nativeActive(t) {
 		t.Skip("native backend not active")
 	}
-	model := func(handed, buffered, n int) (int, int) {
-		room := bufSize - handed%bufSize
-		if buffered+n <= room {
-			return handed, buffered + n
+	var handed, buffered int
+	var heap bool
+	keep := func(n int, fresh bool) {
+		if fresh && !heap && buffered == 0 && n > firstLen {
+			k := (n - 1) / firstLen * firstLen
+			handed, n = handed+k, n-k
 		}
-		n -= room - buffered
-		handed += room
+		buffered += n
+		heap = heap || buffered > firstLen
+	}
+	model := func(n int) {
+		fresh := handed == 0
+		for {
+			room := bufSize
+			for handed%room != 0 {
+				room /= 2
+			}
+			if buffered+n <= room {
+				keep(n, fresh)
+				return
+			}
+			if buffered > 0 {
+				// Topped up in the buffer, which grows to the group.
+				heap = heap || room > firstLen
+			}
+			n -= room - buffered
+			handed, buffered = handed+room, 0
+			if room == bufSize {
+				break
+			}
+		}
 		whole := (n - 1) / bufSize * bufSize
-		return handed + whole, n - whole
+		handed += whole
+		keep(n-whole, fresh)
 	}
 	rng := newTestRand(testSeed(t))
 	pattern := vectorInput(12 * 3 * bufSize)
 	edges := []int{0, 1, chunkLen - 1, chunkLen, bufSize - 1, bufSize, bufSize + 1, 2*bufSize - 1, 2 * bufSize, 2*bufSize + 1}
+	var h *Hasher
 	for round := range 200 {
-		h := New()
-		var total, handed, buffered int
-		var all []byte
+		if round%4 == 3 {
+			// The last round's Hasher, reset: it keeps its buffer, if any.
+			h.Reset()
+		} else {
+			h, heap = New(), false
+		}
+		total, all := 0, []byte(nil)
+		handed, buffered = 0, 0
 		for i := range 12 {
 			var n int
 			switch {
@@ -334,14 +372,14 @@ func TestBadInputBatching(t *testing.T) {
 				n = rng.IntN(3 * bufSize)
 			}
 			p := pattern[total : total+n]
-			if i%3 == 2 {
+			if (i+round)%3 == 2 {
 				_, _ = h.WriteString(string(p))
 			} else {
 				_, _ = h.Write(p)
 			}
 			all = append(all, p...)
 			total += n
-			handed, buffered = model(handed, buffered, n)
+			model(n)
 			got := 0
 			if h.live {
 				got = int(h.t.Chunks) * chunkLen
@@ -651,12 +689,14 @@ func TestAllocations(t *testing.T) {
 	}
 }
 
-// TestAllocationsNewHasher: a new Hasher for an input of a chunk or less
-// (New, Write, Sum) allocates only its count of changes, 8 bytes, when the
-// compiler keeps it on the stack, and that and itself, under 1.5 KiB, when
-// it is on the heap (through hash.Hash); with 16 KiB of input it allocates
-// a buffer as well, no larger than the input (BenchmarkNewSum). Before, a
-// Hasher held 16 KiB in itself and allocated all of it through hash.Hash.
+// TestAllocationsNewHasher: a new Hasher for an input of up to firstLen
+// bytes (New, Write, Sum) allocates only its count of changes, 8 bytes,
+// when the compiler keeps it on the stack, and that and itself when it is
+// on the heap (through hash.Hash); with 16 KiB of input, on the native
+// path, it allocates the library's tree as well, and no buffer
+// (BenchmarkNewSum). Before, a Hasher held 16 KiB in itself and allocated
+// all of it through hash.Hash, and then one that held a chunk allocated a
+// buffer as large as the input.
 func TestAllocationsNewHasher(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
@@ -680,6 +720,10 @@ func TestAllocationsNewHasher(t *testing.T) {
 		runtime.ReadMemStats(&b)
 		return (b.Mallocs - a.Mallocs) / runs, (b.TotalAlloc - a.TotalAlloc) / runs
 	}
+	// An object of n bytes takes its size class, at most an eighth more
+	// above 1 KiB; gen takes 8 or 16 bytes.
+	class := func(n uintptr) uint64 { return uint64(n + n/8) }
+	hasher, tree := class(unsafe.Sizeof(Hasher{})), class(unsafe.Sizeof(ffi.Tree{}))
 	subBackends(t, func(t *testing.T) {
 		waitPlan() // the backend's dispatch measures, and allocates, meanwhile
 		for _, c := range []struct {
@@ -687,11 +731,13 @@ func TestAllocationsNewHasher(t *testing.T) {
 			allocs, bytes uint64
 			iface         bool
 		}{
-			{0, 1, 16, false}, {64, 1, 16, false}, {chunkLen, 1, 16, false},
-			{0, 2, 1536, true}, {64, 2, 1536, true}, {chunkLen, 2, 1536, true},
-			{bufSize, 2, bufSize + 64, false},
+			{0, 1, 16, false}, {64, 1, 16, false}, {chunkLen, 1, 16, false}, {firstLen, 1, 16, false},
+			{0, 2, hasher + 16, true}, {64, 2, hasher + 16, true}, {firstLen, 2, hasher + 16, true},
+			// The native path's tree: the first piece of a single write
+			// is handed over (keep).
+			{bufSize, 2, tree + 16, false}, {bufSize, 3, hasher + tree + 16, true},
 		} {
-			if c.n > chunkLen && lib == nil {
+			if c.n > firstLen && lib == nil {
 				continue // the Go path allocates zeebo's hasher there
 			}
 			f := func() {
@@ -709,6 +755,32 @@ func TestAllocationsNewHasher(t *testing.T) {
 			if a, b := perRun(f); a > c.allocs || b > c.bytes {
 				t.Errorf("New, Write and Sum of %d bytes (through hash.Hash: %v): %d allocations, %d bytes per run; want at most %d and %d",
 					c.n, c.iface, a, b, c.allocs, c.bytes)
+			}
+		}
+		// WriteString takes a string as Write does: gathered after a short
+		// write (in the buffer), without a copy; written first and longer
+		// than first, through write, which hands it over but for its end,
+		// with a copy of it as a []byte (no buffer).
+		for _, c := range []struct {
+			pre, n        int
+			allocs, bytes uint64
+		}{
+			{10, firstLen + 1000, 2, bufSize + 16},
+			{0, 2 * firstLen, 3, tree + 2*firstLen + 16},
+		} {
+			if lib == nil {
+				continue // the Go path allocates zeebo's hasher past firstLen
+			}
+			s := string(in[:c.n])
+			f := func() {
+				h := New()
+				_, _ = h.Write(in[:c.pre])
+				_, _ = h.WriteString(s)
+				h.Sum(sum[:0])
+			}
+			if a, b := perRun(f); a > c.allocs || b > c.bytes {
+				t.Errorf("New, Write of %d bytes, WriteString of %d, Sum: %d allocations, %d bytes per run; want at most %d and %d",
+					c.pre, c.n, a, b, c.allocs, c.bytes)
 			}
 		}
 	})

@@ -144,9 +144,9 @@ func (h *Hasher) UnmarshalBinary(data []byte) error {
 	if err := parseState(data, &s); err != nil {
 		return err
 	}
-	// On the Go path a state of one chunk or less resumes as writeGo
-	// gathers it; a longer one needs zeebo's hasher.
-	onZeebo := native() == nil && !s.subtree && (s.chunks > 0 || len(s.tail) > goGather)
+	// On the Go path a state that writeGo would still gather (goGather)
+	// resumes gathered; a longer one needs zeebo's hasher.
+	onZeebo := native() == nil && !s.subtree && (s.chunks > 0 || len(s.tail) > goGather(s.mode))
 	if onZeebo && !ffi.ZeeboOK() {
 		return errors.New("blake3: cannot resume on the Go path with this version of github.com/zeebo/blake3")
 	}
