@@ -4,7 +4,6 @@ package blake3
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -31,12 +30,7 @@ const crossingEnv = "BLAKE3_MEASURE_CROSSING"
 // from separate processes, or means that keep every interruption, differ
 // by more than the crossing itself (docs/benchmarks.md, "The crossing").
 func TestCrossingCost(t *testing.T) {
-	if os.Getenv(crossingEnv) == "" {
-		t.Skip("a measurement: scripts/dispatch-check.sh runs it (" + crossingEnv + "=1)")
-	}
-	if !nativeActive(t) {
-		t.Skip("no native library: nothing crosses")
-	}
+	measuring(t, crossingEnv, "nothing crosses")
 	loop := crossingLoop(t)
 	defer oneCore()()
 	buf := make([]byte, 64<<10)

@@ -49,7 +49,11 @@ const (
 // machine, in the background, at the first use of the package: the
 // candidates side by side, interleaved, at a few sizes, keeping each one's
 // best time (noise only adds time). An implementation replaces the default
-// at a size only if it is clearly faster there (planMargin). Each round
+// at a size only if it is clearly faster there (planMargin). The plan is a
+// snapshot: where two candidates trade places as the machine's state
+// changes, for seconds at a time, two processes may choose differently
+// there, and spreading the rounds over more time did not change that
+// (TestPlanSpread, docs/dispatch.md). Each round
 // hashes input at another place in memory (planStride): in the measuring
 // goroutine, 64 bytes at the start or the end of a page took zeebo 1.4x
 // as long as at other addresses (a 4 KiB alias, most likely with its own

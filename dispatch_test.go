@@ -2,6 +2,7 @@ package blake3
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
 	zeebo "github.com/zeebo/blake3"
@@ -200,6 +201,57 @@ func TestDispatchChoosePlan(t *testing.T) {
 		}
 		if got != want {
 			t.Errorf("class %d (up to %d bytes): %v, want %v (plan %s)", c, n, got, want, &p)
+		}
+	}
+}
+
+// planEnv turns on TestPlanSpread, a measurement.
+const planEnv = "BLAKE3_MEASURE_PLAN"
+
+// TestPlanSpread measures the plan planRuns times in a row, as each
+// process does once at its first use, and prints, for each size measured
+// from a chunk up, the spread of the ratio of zeebo's best time to the
+// library's over the runs, and how many runs chose each implementation
+// there. It shows how far one process's plan can be from the next one's
+// (docs/dispatch.md). scripts/dispatch-check.sh runs it; it never fails on
+// a timing.
+func TestPlanSpread(t *testing.T) {
+	measuring(t, planEnv, "the plan has no choice to make above a chunk")
+	waitPlan()
+	const planRuns = 30
+	def := *planNow.Load()
+	buf := make([]byte, planMax+4096)
+	lo, hi := map[int]float64{}, map[int]float64{}
+	chose := map[int]*[3]int{}
+	for range planRuns {
+		best := map[[2]int]float64{}
+		p := choosePlan(def, []impl{implZeebo, implLuke, implNative}, func(c impl, n, round int) float64 {
+			at := planAt(round)
+			ns := timeOneShot(lib, c, buf[at:at+n])
+			if b, ok := best[[2]int{int(c), n}]; !ok || ns < b {
+				best[[2]int{int(c), n}] = ns
+			}
+			return ns
+		})
+		for _, n := range planSizes {
+			if n <= chunkLen {
+				continue
+			}
+			r := best[[2]int{int(implZeebo), n}] / best[[2]int{int(implNative), n}]
+			if _, ok := lo[n]; !ok || r < lo[n] {
+				lo[n] = r
+			}
+			hi[n] = max(hi[n], r)
+			if chose[n] == nil {
+				chose[n] = new([3]int)
+			}
+			chose[n][p[planClass(n)]]++
+		}
+	}
+	fmt.Printf("| size | zeebo / native, best times, fewest–most over %d runs | runs choosing native | runs choosing zeebo |\n|---|---:|---:|---:|\n", planRuns)
+	for _, n := range planSizes {
+		if n > chunkLen {
+			fmt.Printf("| %dB | %.2f–%.2f | %d | %d |\n", n, lo[n], hi[n], chose[n][implNative], chose[n][implZeebo])
 		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
-	"os"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -160,12 +159,7 @@ func (x *twoCores) finish() (out [32]byte) {
 // of the rounds. Before any timing it checks that the Hasher streams, the
 // work by hand and the hand-off give the one-shot's hash.
 func TestStreamParts(t *testing.T) {
-	if os.Getenv(streamEnv) == "" {
-		t.Skip("a measurement: scripts/dispatch-check.sh runs it (" + streamEnv + "=1)")
-	}
-	if !nativeActive(t) {
-		t.Skip("no native library: no batches to measure")
-	}
+	measuring(t, streamEnv, "no batches to measure")
 	waitPlan()
 	defer oneCore()()
 	const total, piece, window = 16 << 20, 64, 32 << 10

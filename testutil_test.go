@@ -34,6 +34,19 @@ func nativeActive(t testing.TB) bool {
 	return false
 }
 
+// measuring skips t, a measurement that scripts/dispatch-check.sh runs,
+// unless env is set, and where the native library is not loaded, which
+// leaves it nothing to measure (why).
+func measuring(t *testing.T, env, why string) {
+	t.Helper()
+	if os.Getenv(env) == "" {
+		t.Skip("a measurement: scripts/dispatch-check.sh runs it (" + env + "=1)")
+	}
+	if !nativeActive(t) {
+		t.Skip("no native library: " + why)
+	}
+}
+
 // forEachBackend runs fn as a subtest on the native backend (when the
 // process has it) and on the Go path, and restores the backend after. Tests
 // that use it must not call t.Parallel: the backend is process-wide.

@@ -5,10 +5,11 @@
 # 5 of 100ms), and prints for each size from 0 B to 64 KiB the median time
 # of each and the ratio of this package's speed to the fastest Go package's
 # and to the fastest of all three (1.00 = as fast; above, faster). It also
-# prints the plan the package measured (dispatch.go). Then, from 64 B to
-# 64 KiB, where the native path's time goes (TestCrossingCost, needs a C
-# compiler): the library looped in C inside the test process, against one
-# crossing per call and Sum256. Last, a 16 MiB stream in 64-byte pieces
+# prints the plan each of its processes measured (dispatch.go), then the
+# spread of 30 plans measured in one process (TestPlanSpread). Then, from
+# 64 B to 64 KiB, where the native path's time goes (TestCrossingCost, needs
+# a C compiler): the library looped in C inside the test process, against
+# one crossing per call and Sum256. Last, a 16 MiB stream in 64-byte pieces
 # taken apart (TestStreamParts): the stream against the one-shot, the copy
 # of the pieces and the hashing of the batches alone, and zeebo's own gap.
 # It prints; it never fails on a timing (CI runs it for the record).
@@ -24,7 +25,7 @@ for r in $(seq "$rounds"); do
 	"$out.test" -test.run '^$' -test.bench '^BenchmarkDispatch$/size=([0-9]+B|[0-9]+KiB)/' \
 		-test.benchtime "$benchtime" -test.v >>"$out" 2>&1 || { cat "$out" >&2; exit 1; }
 done
-grep -m1 -o 'plan: .*' "$out" || echo "plan: (not reported: no native library?)"
+grep -o 'plan: .*' "$out" | sort | uniq -c | sed 's/^ *\([0-9]*\) /\1x /' | grep . || echo "plan: (not reported: no native library?)"
 echo "machine: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores, $(go env GOOS)/$(go env GOARCH); $rounds rounds, medians"
 awk '
 function median(s,   a, n, i, j, t) {
@@ -51,6 +52,10 @@ END {
 		printf "| %s | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f |\n", s, z, l, nt, a, g / a, all / a
 	}
 }' "$out"
+echo
+echo "The plan measured 30 times in one process, as each process measures it once at its first use: how far apart two processes' plans can be"
+BLAKE3_MEASURE_PLAN=1 "$out.test" -test.run '^TestPlanSpread$' -test.count 1 -test.v >"$out" 2>&1 || { cat "$out" >&2; exit 1; }
+grep -E '^\|' "$out" || grep -m1 -E 'SKIP|skip' "$out" || echo "(TestPlanSpread printed no table)"
 echo
 echo "The crossing: the library looped in C in this process, through one crossing per call, and Sum256 on one thread (medians of 301 interleaved batches)"
 BLAKE3_MEASURE_CROSSING=1 "$out.test" -test.run '^TestCrossingCost$' -test.count 1 -test.v >"$out" 2>&1 || { cat "$out" >&2; exit 1; }
