@@ -198,7 +198,7 @@ func (h *Hasher) WriteString(s string) (int, error) {
 		return h.g.WriteString(s)
 	}
 	// Gathered here unless keep would hand its front over: write does.
-	if !h.sub.on && h.nbuf+len(s) <= h.gatherRoom() && (h.live || h.buf != nil || h.nbuf > 0 || len(s) <= len(h.first)) && h.fits(len(s)) == nil {
+	if !h.sub.on && h.nbuf+len(s) <= h.gatherRoom() && !h.handsFront(len(s), !h.live) && h.fits(len(s)) == nil {
 		h.touch()
 		gather(h, s)
 		return len(s), nil
@@ -296,12 +296,20 @@ func (h *Hasher) write(p []byte) (int, error) {
 // (BenchmarkNewSum). Later writes gather into the buffer, so that a stream
 // is handed over in groups of bufSize bytes.
 func (h *Hasher) keep(p []byte, fresh bool) {
-	if fresh && h.buf == nil && h.nbuf == 0 && len(p) > len(h.first) {
+	if h.handsFront(len(p), fresh) {
 		k := (len(p) - 1) / len(h.first) * len(h.first)
 		h.update(p[:k])
 		p = p[k:]
 	}
 	gather(h, p)
+}
+
+// handsFront reports whether keep hands over the front of an end of n
+// bytes of a write (fresh: to a Hasher that had handed nothing over), rather
+// than gather all of it. WriteString asks it too, to gather a string
+// without a copy where keep would.
+func (h *Hasher) handsFront(n int, fresh bool) bool {
+	return fresh && h.buf == nil && h.nbuf == 0 && n > len(h.first)
 }
 
 // writeGo is write on the Go path: the first goGather bytes are gathered,
