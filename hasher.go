@@ -58,10 +58,17 @@ type Hasher struct {
 	// is initialized); the input gathered after that, first[:nbuf] until
 	// it outgrows first (firstLen bytes), then buf[:nbuf], a buffer of
 	// bufSize bytes. lim bounds what Write gathers into buf without a look
-	// at anything else (setLim).
+	// at anything else (setLim). front and fcv hold, in h, a tree of the
+	// few chunks that a first write handed over before h had one
+	// (handFront): its count of chunks, and the chaining values of its
+	// stack, fcv[i] for bit i of front. While front is not 0 there is no
+	// tree (!live) and some input is gathered; lift makes the tree from
+	// them at the first need of it.
 	g     *zeebo.Hasher
 	live  bool
 	t     *ffi.Tree
+	front uint8
+	fcv   [4][32]byte
 	lim   int
 	nbuf  int
 	buf   []byte
@@ -197,6 +204,7 @@ func (h *Hasher) WriteString(s string) (int, error) {
 		h.touch()
 		return h.g.WriteString(s)
 	}
+	h.lift()
 	// Gathered here unless keep would hand its front over: write does.
 	if !h.sub.on && h.nbuf+len(s) <= h.gatherRoom() && !h.handsFront(len(s), !h.live) && h.fits(len(s)) == nil {
 		h.touch()
@@ -252,6 +260,7 @@ func (h *Hasher) write(p []byte) (int, error) {
 	if h.path == pathGo {
 		return h.writeGo(p)
 	}
+	h.lift()
 	n, fresh := len(p), !h.live
 	for {
 		room := h.room()
@@ -298,10 +307,47 @@ func (h *Hasher) write(p []byte) (int, error) {
 func (h *Hasher) keep(p []byte, fresh bool) {
 	if h.handsFront(len(p), fresh) {
 		k := (len(p) - 1) / len(h.first) * len(h.first)
-		h.update(p[:k])
+		h.handFront(p[:k])
 		p = p[k:]
 	}
 	gather(h, p)
+}
+
+// handFront hands p, the whole chunks at the front of a first write, to
+// the library (keep). A Hasher that has no tree yet keeps the one p makes
+// in itself (front, fcv) rather than allocate it (2 KiB): a new Hasher
+// that hashes one write of up to 16 KiB then allocates nothing but its
+// count of changes (BenchmarkNewSum).
+func (h *Hasher) handFront(p []byte) {
+	if h.t != nil || h.sub.on || len(p)/chunkLen >= 1<<len(h.fcv) {
+		h.update(p)
+		return
+	}
+	var t ffi.Tree // on the stack: the library keeps no pointer to it
+	must(lib.TreeInit(&t, h.mode, h.modeKey(), 0))
+	must(lib.TreeUpdate(&t, p, false))
+	h.touch()
+	h.front = uint8(t.Chunks)
+	h.fcv = [4][32]byte(t.Stack[:4])
+}
+
+// lift makes h's tree from the one a first write left in h (handFront),
+// if any. Every method that changes h, or reads its tree's place in the
+// input (room, inputLen), lifts first; Sum, Digest and AppendBinary, which
+// change nothing, read front as it is.
+func (h *Hasher) lift() {
+	if h.front == 0 {
+		return
+	}
+	h.initTree(0)
+	h.frontInto(h.t)
+	h.front = 0
+}
+
+// frontInto adds to t, an empty tree, the tree h holds in itself (front).
+func (h *Hasher) frontInto(t *ffi.Tree) {
+	t.Chunks = uint64(h.front)
+	copy(t.Stack[:], h.fcv[:])
 }
 
 // handsFront reports whether keep hands over the front of an end of n
@@ -461,12 +507,13 @@ func (h *Hasher) modeKey() *[32]byte {
 	return &h.key
 }
 
-// tree is h's tree, for a finalization: an empty one if nothing was handed
-// over yet.
+// tree is h's tree, for a finalization: a copy of the one h holds in
+// itself (front), or an empty one if nothing was handed over yet.
 func (h *Hasher) tree() *ffi.Tree {
 	if !h.live {
 		var t ffi.Tree
 		must(lib.TreeInit(&t, h.mode, h.modeKey(), h.sub.offset))
+		h.frontInto(&t)
 		return &t
 	}
 	return h.t
@@ -487,7 +534,7 @@ func (h *Hasher) Reset() {
 	if h.g != nil {
 		h.g.Reset()
 	}
-	h.live, h.nbuf, h.far = false, 0, false
+	h.live, h.nbuf, h.far, h.front = false, 0, false, 0
 	h.sub = subState{}
 	h.setLim()
 }
@@ -541,6 +588,11 @@ func (h *Hasher) Sum(b []byte) []byte {
 		copy(out, sum[:])
 	case h.path == pathGo:
 		goXOF(h.goRoot(), 0, out)
+	case h.front != 0:
+		var t ffi.Tree // on the stack, as in handFront
+		must(lib.TreeInit(&t, h.mode, h.modeKey(), 0))
+		h.frontInto(&t)
+		must(lib.TreeFinalize(&t, h.pending(), 0, out))
 	case !h.live:
 		sumSmall(h.mode, h.modeKey(), h.pending(), out)
 	default:
@@ -567,7 +619,7 @@ func (h *Hasher) Digest() *Digest {
 		return &Digest{src: srcNode, node: h.goRoot()}
 	}
 	d := &Digest{mode: h.mode, key: h.key}
-	if !h.live && h.nbuf <= chunkLen {
+	if !h.live && h.front == 0 && h.nbuf <= chunkLen {
 		// One chunk or less: its root is no parent; the library hashes it
 		// again at each read.
 		d.src, d.n = srcShort, h.nbuf

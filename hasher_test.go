@@ -11,6 +11,8 @@ import (
 	"hash"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -380,7 +382,7 @@ func TestBadInputBatching(t *testing.T) {
 			all = append(all, p...)
 			total += n
 			model(n)
-			got := 0
+			got := int(h.front) * chunkLen
 			if h.live {
 				got = int(h.t.Chunks) * chunkLen
 			}
@@ -396,7 +398,7 @@ func TestBadInputBatching(t *testing.T) {
 				}
 				sum := h.Sum(nil)
 				h.Digest()
-				if h.live != before.live || h.nbuf != before.nbuf || h.live && *h.t != beforeT ||
+				if h.live != before.live || h.nbuf != before.nbuf || h.live && *h.t != beforeT || h.front != before.front || h.fcv != before.fcv ||
 					string(h.pending()) != beforeIn || h.ngen != before.ngen {
 					t.Fatalf("round %d: Sum or Digest changed the hasher", round)
 				}
@@ -689,20 +691,21 @@ func TestAllocations(t *testing.T) {
 	}
 }
 
-// TestAllocationsNewHasher: a new Hasher for an input of up to firstLen
-// bytes (New, Write, Sum) allocates only its count of changes, 8 bytes,
-// when the compiler keeps it on the stack, and that and itself when it is
-// on the heap (through hash.Hash); with 16 KiB of input, on the native
-// path, it allocates the library's tree as well, and no buffer
-// (BenchmarkNewSum). Before, a Hasher held 16 KiB in itself and allocated
-// all of it through hash.Hash, and then one that held a chunk allocated a
-// buffer as large as the input.
 // newHashHash is New as a hash.Hash, as a caller that keeps it behind the
 // interface gets it: a call the compiler can neither inline nor
 // devirtualize, so the Hasher goes to the heap, as it does for such a
 // caller (a direct `var h hash.Hash = New()` stays on the stack).
 var newHashHash = func() hash.Hash { return New() }
 
+// TestAllocationsNewHasher: a new Hasher for an input of up to firstLen
+// bytes (New, Write, Sum) allocates only its count of changes, 8 bytes,
+// when the compiler keeps it on the stack, and that and itself when it is
+// on the heap (through hash.Hash); with 16 KiB of input, on the native
+// path, it allocates nothing more: it hands the front over and keeps the
+// library's tree of it in itself (BenchmarkNewSum). Before, a Hasher held
+// 16 KiB in itself and allocated all of it through hash.Hash, then one that
+// held a chunk allocated a buffer as large as the input, and then one that
+// held 4 KiB allocated the tree (2 KiB).
 func TestAllocationsNewHasher(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
@@ -734,9 +737,9 @@ func TestAllocationsNewHasher(t *testing.T) {
 		return (b.Mallocs - a.Mallocs) / runs, (b.TotalAlloc - a.TotalAlloc) / runs
 	}
 	// An object of n bytes takes its size class, at most a quarter more
-	// above 1 KiB (4,304 bytes take 4,864); gen takes 8 or 16 bytes.
+	// above 1 KiB (4,440 bytes take 4,864); gen takes 8 or 16 bytes.
 	class := func(n uintptr) uint64 { return uint64(n + n/4) }
-	hasher, tree := class(unsafe.Sizeof(Hasher{})), class(unsafe.Sizeof(ffi.Tree{}))
+	hasher := class(unsafe.Sizeof(Hasher{}))
 	subBackends(t, func(t *testing.T) {
 		waitPlan() // the backend's dispatch measures, and allocates, meanwhile
 		for _, c := range []struct {
@@ -746,9 +749,9 @@ func TestAllocationsNewHasher(t *testing.T) {
 		}{
 			{0, 1, 16, false}, {64, 1, 16, false}, {chunkLen, 1, 16, false}, {firstLen, 1, 16, false},
 			{0, 2, hasher + 16, true}, {64, 2, hasher + 16, true}, {firstLen, 2, hasher + 16, true},
-			// The native path's tree: the first piece of a single write
-			// is handed over (keep).
-			{bufSize, 2, tree + 16, false}, {bufSize, 3, hasher + tree + 16, true},
+			// The first piece of a single write is handed over (keep),
+			// its tree kept in the Hasher (handFront).
+			{bufSize, 1, 16, false}, {bufSize, 2, hasher + 16, true},
 		} {
 			if c.n > firstLen && lib == nil {
 				continue // the Go path allocates zeebo's hasher there
@@ -779,7 +782,7 @@ func TestAllocationsNewHasher(t *testing.T) {
 			allocs, bytes uint64
 		}{
 			{10, firstLen + 1000, 2, bufSize + 16},
-			{0, 2 * firstLen, 3, tree + 2*firstLen + 16},
+			{0, 2 * firstLen, 2, 2*firstLen + 16},
 		} {
 			if lib == nil {
 				continue // the Go path allocates zeebo's hasher past firstLen
@@ -875,4 +878,101 @@ func stackUse(p *[256]byte) error {
 		return errors.New("unreachable")
 	}
 	return nil
+}
+
+// TestFirstWriteThenEachOp: a first write longer than first hands its
+// front to the library and, on a Hasher without a tree, keeps that tree in
+// itself (handFront); every operation that may follow must see the whole
+// input: Sum, Digest, a saved state resumed, Clone, more writes of every
+// kind, ReadFrom (a file large enough to be read in parallel), Reset,
+// SetInputOffset (refused). Checked against zeebo in each mode, on each
+// backend.
+func TestFirstWriteThenEachOp(t *testing.T) {
+	key := vectorInput(32)
+	const ctx = "purego-blake3 2026-12-01 first write"
+	data := vectorInput(3*bufSize + 4<<20 + 77)
+	file := filepath.Join(t.TempDir(), "rest")
+	if err := os.WriteFile(file, data[bufSize:], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	firsts := []int{firstLen + 1, 2*firstLen - 1, 2 * firstLen, 2*firstLen + 1, 3 * firstLen, 3*firstLen + 5, bufSize - 1, bufSize}
+	rests := []int{1, 100, chunkLen, bufSize, 3*bufSize + 7}
+	forEachBackend(t, func(t *testing.T) {
+		for _, m := range allHashModes {
+			ref := func(in []byte, seek int64, n int) string {
+				return hexString(refOutput(t, m, key, ctx, in, seek, n))
+			}
+			for _, n := range firsts {
+				fresh := func() *Hasher {
+					h := newModeHasher(t, m, key, ctx)
+					_, _ = h.Write(data[:n])
+					return h
+				}
+				check := func(op string, got []byte, in []byte, seek int64) {
+					t.Helper()
+					if want := ref(in, seek, len(got)); hexString(got) != want {
+						t.Errorf("%v, first write %d, %s: %s, want %s", m, n, op, shortHex(got), shortHex(mustHexBytes(t, want)))
+					}
+				}
+				h := fresh()
+				check("Sum", h.Sum(nil), data[:n], 0)
+				d := h.Digest()
+				out := make([]byte, 200)
+				_, _ = d.Seek(1000, io.SeekStart)
+				_, _ = d.Read(out)
+				check("Digest at 1000", out, data[:n], 1000)
+				check("Sum after Digest", h.Sum(nil), data[:n], 0)
+
+				st, err := h.MarshalBinary()
+				if err != nil {
+					t.Fatalf("MarshalBinary: %v", err)
+				}
+				r := new(Hasher)
+				if err := r.UnmarshalBinary(st); err != nil {
+					t.Fatalf("UnmarshalBinary: %v", err)
+				}
+				_, _ = r.Write(data[n : n+100])
+				check("resumed, then 100 more", r.Sum(nil), data[:n+100], 0)
+
+				c := h.Clone()
+				_, _ = c.Write(data[n : n+chunkLen])
+				_, _ = h.Write(data[n : n+1])
+				check("Clone, then a chunk more", c.Sum(nil), data[:n+chunkLen], 0)
+				check("its original, then 1 more", h.Sum(nil), data[:n+1], 0)
+
+				for _, k := range rests {
+					h := fresh()
+					_, _ = h.Write(data[n : n+k])
+					check(fmt.Sprintf("Write of %d more", k), h.Sum(nil), data[:n+k], 0)
+					h = fresh()
+					_, _ = h.WriteString(string(data[n : n+k]))
+					check(fmt.Sprintf("WriteString of %d more", k), h.Sum(nil), data[:n+k], 0)
+				}
+
+				h = fresh()
+				if err := h.SetInputOffset(0); err == nil {
+					t.Errorf("%v, first write %d: SetInputOffset after it accepted", m, n)
+				}
+				h.Reset()
+				_, _ = h.Write(data[:100])
+				check("Reset, then 100", h.Sum(nil), data[:100], 0)
+			}
+			// ReadFrom after a first write of bufSize, from a file of
+			// more than 4 MiB, which it reads in parallel after it makes
+			// the tree (lift).
+			h := newModeHasher(t, m, key, ctx)
+			_, _ = h.Write(data[:bufSize])
+			f, err := os.Open(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := h.ReadFrom(f); err != nil {
+				t.Fatalf("ReadFrom: %v", err)
+			}
+			_ = f.Close()
+			if got, want := hexString(h.Sum(nil)), ref(data, 0, 32); got != want {
+				t.Errorf("%v, first write %d, ReadFrom of the rest: %s, want %s", m, bufSize, got, want)
+			}
+		}
+	})
 }

@@ -74,8 +74,9 @@ func (h *Hasher) AppendBinary(b []byte) ([]byte, error) {
 	switch {
 	case h.path == pathNative:
 		key = h.key
-		if h.live {
-			chunks, stack = h.t.Chunks, &h.t.Stack
+		if h.live || h.front != 0 {
+			t := h.tree()
+			chunks, stack = t.Chunks, &t.Stack
 		}
 		tail = h.pending()
 	case h.sub.on:

@@ -52,6 +52,7 @@ func (h *Hasher) readFile(f positionalFile) (n int64, err error, done bool) {
 	if h.path != pathNative || h.sub.on || workers < 2 {
 		return 0, nil, false
 	}
+	h.lift()
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
 		return 0, nil, false
