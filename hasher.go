@@ -315,15 +315,17 @@ func (h *Hasher) keep(p []byte, fresh bool) {
 
 // handFront hands p, the whole chunks at the front of a first write, to
 // the library (keep). A Hasher that has no tree yet keeps the one p makes
-// in itself (front, fcv) rather than allocate it (2 KiB): a new Hasher
-// that hashes one write of up to 16 KiB then allocates nothing but its
-// count of changes (BenchmarkNewSum).
+// in itself (front, fcv) rather than allocate it (2 KiB), where a tree on
+// the stack stays there (ffi.ArgsStay: on Linux): a new Hasher that hashes
+// one write of up to 16 KiB then allocates nothing but its count of
+// changes (BenchmarkNewSum). Elsewhere it would allocate a tree at each
+// use instead of once, and the Hasher makes its own.
 func (h *Hasher) handFront(p []byte) {
-	if h.t != nil || h.sub.on || len(p)/chunkLen >= 1<<len(h.fcv) {
+	if !ffi.ArgsStay || h.t != nil || h.sub.on || len(p)/chunkLen >= 1<<len(h.fcv) {
 		h.update(p)
 		return
 	}
-	var t ffi.Tree // on the stack: the library keeps no pointer to it
+	var t ffi.Tree
 	must(lib.TreeInit(&t, h.mode, h.modeKey(), 0))
 	must(lib.TreeUpdate(&t, p, false))
 	h.touch()
@@ -332,9 +334,11 @@ func (h *Hasher) handFront(p []byte) {
 }
 
 // lift makes h's tree from the one a first write left in h (handFront),
-// if any. Every method that changes h, or reads its tree's place in the
-// input (room, inputLen), lifts first; Sum, Digest and AppendBinary, which
-// change nothing, read front as it is.
+// if any. write and WriteString lift before they hand anything over or
+// look at the buffer's group (room), and ReadFrom before it counts the
+// input (inputLen). Until then h only gathers, within first (write's first
+// path: a chunk at most, within the smallest subtree of the front), and
+// Sum, Digest and AppendBinary read front as it is, without a change.
 func (h *Hasher) lift() {
 	if h.front == 0 {
 		return
@@ -348,6 +352,14 @@ func (h *Hasher) lift() {
 func (h *Hasher) frontInto(t *ffi.Tree) {
 	t.Chunks = uint64(h.front)
 	copy(t.Stack[:], h.fcv[:])
+}
+
+// frontTree initializes t, on the caller's stack, as the tree of h, which
+// has none on the heap (!live): the one h holds in itself (front), or an
+// empty one, for a finalization that leaves h as it is.
+func (h *Hasher) frontTree(t *ffi.Tree) {
+	must(lib.TreeInit(t, h.mode, h.modeKey(), h.sub.offset))
+	h.frontInto(t)
 }
 
 // handsFront reports whether keep hands over the front of an end of n
@@ -507,13 +519,12 @@ func (h *Hasher) modeKey() *[32]byte {
 	return &h.key
 }
 
-// tree is h's tree, for a finalization: a copy of the one h holds in
-// itself (front), or an empty one if nothing was handed over yet.
+// tree is h's tree, for a subtree's finalization: an empty one if nothing
+// was handed over yet (a subtree hasher holds no front).
 func (h *Hasher) tree() *ffi.Tree {
 	if !h.live {
 		var t ffi.Tree
 		must(lib.TreeInit(&t, h.mode, h.modeKey(), h.sub.offset))
-		h.frontInto(&t)
 		return &t
 	}
 	return h.t
@@ -589,9 +600,8 @@ func (h *Hasher) Sum(b []byte) []byte {
 	case h.path == pathGo:
 		goXOF(h.goRoot(), 0, out)
 	case h.front != 0:
-		var t ffi.Tree // on the stack, as in handFront
-		must(lib.TreeInit(&t, h.mode, h.modeKey(), 0))
-		h.frontInto(&t)
+		var t ffi.Tree
+		h.frontTree(&t)
 		must(lib.TreeFinalize(&t, h.pending(), 0, out))
 	case !h.live:
 		sumSmall(h.mode, h.modeKey(), h.pending(), out)
@@ -627,7 +637,13 @@ func (h *Hasher) Digest() *Digest {
 		return d
 	}
 	d.src = srcMerge
-	must(lib.TreeRoot(h.tree(), h.pending(), &d.left, &d.right))
+	if !h.live {
+		var t ffi.Tree
+		h.frontTree(&t)
+		must(lib.TreeRoot(&t, h.pending(), &d.left, &d.right))
+		return d
+	}
+	must(lib.TreeRoot(h.t, h.pending(), &d.left, &d.right))
 	return d
 }
 

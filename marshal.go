@@ -68,21 +68,23 @@ func (h *Hasher) AppendBinary(b []byte) ([]byte, error) {
 	var (
 		key    [32]byte
 		chunks uint64
-		stack  *[64][32]byte
+		stack  [][32]byte
 		tail   []byte
 	)
 	switch {
 	case h.path == pathNative:
 		key = h.key
-		if h.live || h.front != 0 {
-			t := h.tree()
-			chunks, stack = t.Chunks, &t.Stack
+		switch {
+		case h.live:
+			chunks, stack = h.t.Chunks, h.t.Stack[:]
+		case h.front != 0:
+			chunks, stack = uint64(h.front), h.fcv[:] // bits 0 to 3
 		}
 		tail = h.pending()
 	case h.sub.on:
 		t := h.sub.t
 		key, chunks, tail = cvBytes(t.key), t.chunks, t.buf[:t.n]
-		stack = new([64][32]byte)
+		stack = make([][32]byte, 64)
 		for i := range stack {
 			stack[i] = cvBytes(t.stack[i])
 		}
@@ -96,7 +98,7 @@ func (h *Hasher) AppendBinary(b []byte) ([]byte, error) {
 		}
 		z := ffi.ZeeboExport(h.g)
 		key, chunks, tail = cvBytes(z.Key), z.Chunks, z.Tail
-		stack = new([64][32]byte)
+		stack = make([][32]byte, 64)
 		for i := range stack {
 			stack[i] = cvBytes(z.Stack[i])
 		}

@@ -33,6 +33,10 @@ const Native = true
 // Unavailable says why this build cannot: it can.
 const Unavailable = ""
 
+// ArgsStay reports whether memory passed to a call stays where it is: a
+// caller's variable passed to the library stays on its stack.
+const ArgsStay = true
+
 // call is the one place the module crosses into the library (see ffi.go).
 // c, and what its arguments point to, may be on the caller's stack: c stays
 // a Go pointer into runtime.cgocall, which keeps it alive until the call

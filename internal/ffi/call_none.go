@@ -20,6 +20,10 @@ const Native = false
 // Unavailable says why this build cannot.
 var Unavailable = unavailable()
 
+// ArgsStay reports whether memory passed to a call stays where it is:
+// there are no calls.
+const ArgsStay = false
+
 func unavailable() string {
 	switch runtime.GOOS + "/" + runtime.GOARCH {
 	case "linux/amd64", "linux/arm64", "windows/amd64", "darwin/amd64", "darwin/arm64":

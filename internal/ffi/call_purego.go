@@ -20,6 +20,10 @@ const Native = true
 // Unavailable says why this build cannot: it can.
 const Unavailable = ""
 
+// ArgsStay reports whether memory passed to a call stays where it is: not
+// here, where it escapes to the heap (escapeArgs).
+const ArgsStay = false
+
 // call is the one place the module crosses into the library (see ffi.go).
 // purego.SyscallN takes integers, which neither keep what they point to
 // alive nor follow a goroutine stack that grows before the call: so
