@@ -354,9 +354,11 @@ func (h *Hasher) frontInto(t *ffi.Tree) {
 	copy(t.Stack[:], h.fcv[:])
 }
 
-// frontTree initializes t, on the caller's stack, as the tree of h, which
-// has none on the heap (!live): the one h holds in itself (front), or an
-// empty one, for a finalization that leaves h as it is.
+// frontTree initializes t as the tree of h, which has none on the heap
+// (!live): the one h holds in itself (front), or an empty one, for a
+// finalization that leaves h as it is. Its callers' t is on their stack
+// where memory passed to the library stays there (ffi.ArgsStay); elsewhere
+// it is allocated, as an empty tree always was.
 func (h *Hasher) frontTree(t *ffi.Tree) {
 	must(lib.TreeInit(t, h.mode, h.modeKey(), h.sub.offset))
 	h.frontInto(t)
@@ -517,17 +519,6 @@ func (h *Hasher) modeKey() *[32]byte {
 		return nil
 	}
 	return &h.key
-}
-
-// tree is h's tree, for a subtree's finalization: an empty one if nothing
-// was handed over yet (a subtree hasher holds no front).
-func (h *Hasher) tree() *ffi.Tree {
-	if !h.live {
-		var t ffi.Tree
-		must(lib.TreeInit(&t, h.mode, h.modeKey(), h.sub.offset))
-		return &t
-	}
-	return h.t
 }
 
 // pending is the input gathered and not yet handed to the library.

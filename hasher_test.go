@@ -726,18 +726,25 @@ func TestAllocationsNewHasher(t *testing.T) {
 	// worker goroutines, and each empties the sync.Pools, which Sum256's
 	// refills), 14-73 bytes a run in the WriteString case once the
 	// hash.Hash cases put their Hashers on the heap; a memory profile
-	// found only those beside the buffer, and GOGC=off none.
+	// found only those beside the buffer, and GOGC=off none. The least of
+	// three tries: another goroutine's allocations only add (63 bytes a
+	// run, now and then, in the whole package's tests on a loaded machine).
 	perRun := func(f func()) (allocs, bytes uint64) {
 		const runs = 100
 		defer debug.SetGCPercent(debug.SetGCPercent(-1))
 		f()
-		var a, b runtime.MemStats
-		runtime.ReadMemStats(&a)
-		for range runs {
-			f()
+		allocs, bytes = math.MaxUint64, math.MaxUint64
+		for range 3 {
+			var a, b runtime.MemStats
+			runtime.ReadMemStats(&a)
+			for range runs {
+				f()
+			}
+			runtime.ReadMemStats(&b)
+			allocs = min(allocs, (b.Mallocs-a.Mallocs)/runs)
+			bytes = min(bytes, (b.TotalAlloc-a.TotalAlloc)/runs)
 		}
-		runtime.ReadMemStats(&b)
-		return (b.Mallocs - a.Mallocs) / runs, (b.TotalAlloc - a.TotalAlloc) / runs
+		return allocs, bytes
 	}
 	// An object of n bytes takes its size class, at most a quarter more
 	// above 1 KiB (4,440 bytes take 4,864); gen takes 8 or 16 bytes.
@@ -819,6 +826,12 @@ func TestAllocationsNewHasher(t *testing.T) {
 			}
 			if a, b := perRun(func() { h.Digest() }); a > 1 || b > class(unsafe.Sizeof(Digest{})) {
 				t.Errorf("Digest after a write of %d bytes: %d allocations, %d bytes per run; want at most 1 and %d", n, a, b, class(unsafe.Sizeof(Digest{})))
+			}
+			s := New()
+			_ = s.SetInputOffset(0)
+			_, _ = s.Write(in[:n])
+			if a, b := perRun(func() { _, _ = s.FinalizeNonRoot() }); a != 0 {
+				t.Errorf("FinalizeNonRoot after a write of %d bytes: %d allocations, %d bytes per run; want none", n, a, b)
 			}
 		}
 	})

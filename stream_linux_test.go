@@ -183,7 +183,7 @@ func TestStreamParts(t *testing.T) {
 		h.start()
 		x := &handOver{h: h}
 		write(x, big)
-		must(lib.TreeFinalize(h.tree(), x.g.buf[:x.g.n], 0, out[:]))
+		must(lib.TreeFinalize(h.t, x.g.buf[:x.g.n], 0, out[:]))
 		return out
 	}
 	batches := func() {

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+
+	"github.com/purego-blake3/blake3/internal/ffi"
 )
 
 // Errors of the subtree API. Each is returned wrapped with details; test for
@@ -266,7 +268,13 @@ func (h *Hasher) FinalizeNonRoot() (Subtree, error) {
 		out.CV = cvBytes(chainingValue(s.t.node()))
 		return out, nil
 	}
-	must(lib.TreeFinalizeNonRoot(h.tree(), h.pending(), &out.CV))
+	if !h.live {
+		var t ffi.Tree
+		h.frontTree(&t)
+		must(lib.TreeFinalizeNonRoot(&t, h.pending(), &out.CV))
+		return out, nil
+	}
+	must(lib.TreeFinalizeNonRoot(h.t, h.pending(), &out.CV))
 	return out, nil
 }
 
