@@ -97,19 +97,17 @@ func startDispatch(l *ffi.Symbols) {
 	p := defaultPlan(l != nil, runtime.GOARCH, cpu.X86.HasSSE41)
 	planNow.Store(&p)
 	if calibrate {
-		planDone = make(chan struct{})
-		go func(done chan struct{}) {
-			defer close(done)
-			cur := &p
-			measurePlan(l, p, func(m *plan, _ [][]float64) bool {
-				// A later startDispatch (a test's) has installed its own.
-				if !planNow.CompareAndSwap(cur, m) {
-					return false
-				}
-				cur = m
-				return true
-			})
-		}(planDone)
+		done := make(chan struct{})
+		planDone = done
+		cur := &p
+		go measurePlan(l, p, func(m *plan, _ [][]float64) bool {
+			// A later startDispatch (a test's) has installed its own.
+			if !planNow.CompareAndSwap(cur, m) {
+				return false
+			}
+			cur = m
+			return true
+		}, func(plan) { close(done) })
 	}
 }
 
@@ -152,7 +150,7 @@ var planSizes = []int{0, 64, 128, 256, 512, 1024, 1088, 1536, 2048, 2112, 2560, 
 
 // measurePlan measures the plan on this machine (refinePlan), the
 // library being among the candidates when l is loaded.
-func measurePlan(l *ffi.Symbols, def plan, install func(p *plan, snap [][]float64) bool) plan {
+func measurePlan(l *ffi.Symbols, def plan, install func(p *plan, snap [][]float64) bool, done func(plan)) {
 	cands := []impl{implZeebo, implLuke}
 	if l != nil {
 		cands = append(cands, implNative)
@@ -161,33 +159,35 @@ func measurePlan(l *ffi.Symbols, def plan, install func(p *plan, snap [][]float6
 	for i := range buf {
 		buf[i] = byte(i)
 	}
-	return refinePlan(def, cands, func(c impl, n, round int) float64 {
+	refinePlan(def, cands, func(c impl, n, round int) float64 {
 		at := planAt(round)
 		return timeOneShot(l, c, buf[at:at+n])
-	}, install)
+	}, install, done)
 }
 
 // refinePlan times the candidates at planSizes (snapshotBest, with its
 // clock), planSnapshots times, planGap apart, and after each snapshot
 // passes install the plan that follows from the median of each candidate's
 // best times so far, and that snapshot's best times ([size][impl]), until
-// install returns false; it returns the last plan. install may be nil.
-func refinePlan(def plan, cands []impl, timeOf func(c impl, n, round int) float64, install func(p *plan, snap [][]float64) bool) plan {
+// install returns false; then it calls done with the last plan. install
+// may be nil. The first snapshot is taken before refinePlan returns, each
+// later one from a timer (time.AfterFunc), so that no goroutine waits
+// between them: a caller's leak check (go.uber.org/goleak, say) at the end
+// of a test that hashed something finds none.
+func refinePlan(def plan, cands []impl, timeOf func(c impl, n, round int) float64, install func(p *plan, snap [][]float64) bool, done func(plan)) {
 	var snaps [][][]float64
-	var last plan
-	for s := range planSnapshots {
-		if s > 0 {
-			time.Sleep(planGap)
-		}
+	var step func()
+	step = func() {
 		snap := snapshotBest(cands, timeOf)
 		snaps = append(snaps, snap)
 		p := choosePlan(def, cands, medianCost(snaps)) // a new plan each time: install may keep it
-		last = p
-		if install != nil && !install(&p, snap) {
-			break
+		if install != nil && !install(&p, snap) || len(snaps) == planSnapshots {
+			done(p)
+			return
 		}
+		time.AfterFunc(planGap, step)
 	}
-	return last
+	step()
 }
 
 // planSnapshots and planGap: how many times, and how far apart, the

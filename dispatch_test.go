@@ -3,8 +3,11 @@ package blake3
 import (
 	"bytes"
 	"fmt"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	zeebo "github.com/zeebo/blake3"
 	luke "lukechampine.com/blake3"
@@ -105,7 +108,7 @@ func TestDispatchLukeOneChunk(t *testing.T) {
 // TestDispatchMeasuredPlan: the measured plan only ever picks a candidate
 // for its size: lukechampine up to a chunk, the library only when loaded.
 func TestDispatchMeasuredPlan(t *testing.T) {
-	p := measurePlan(lib, defaultPlan(lib != nil, "amd64", true), nil)
+	p := untilDone(func(done func(plan)) { measurePlan(lib, defaultPlan(lib != nil, "amd64", true), nil, done) })
 	for c, im := range p {
 		if im == implLuke && c*64 > chunkLen || im == implNative && lib == nil {
 			t.Errorf("class %d (up to %d bytes): %v", c, c*64, im)
@@ -299,10 +302,12 @@ func TestDispatchSnapshots(t *testing.T) {
 	def := defaultPlan(true, "amd64", true)
 	var plans []*plan
 	var zeeboAt3K []float64
-	last := refinePlan(def, cands, timeOf, func(p *plan, snap [][]float64) bool {
-		plans = append(plans, p)
-		zeeboAt3K = append(zeeboAt3K, snap[slices.Index(planSizes, 3072)][implZeebo])
-		return true
+	last := untilDone(func(done func(plan)) {
+		refinePlan(def, cands, timeOf, func(p *plan, snap [][]float64) bool {
+			plans = append(plans, p)
+			zeeboAt3K = append(zeeboAt3K, snap[slices.Index(planSizes, 3072)][implZeebo])
+			return true
+		}, done)
 	})
 	if len(plans) != planSnapshots {
 		t.Fatalf("%d plans installed, want one per snapshot, %d", len(plans), planSnapshots)
@@ -326,13 +331,67 @@ func TestDispatchSnapshots(t *testing.T) {
 		t.Errorf("one plan's memory installed twice: a reader of the first would see it change")
 	}
 	calls, plans = 0, nil
-	refinePlan(def, cands, timeOf, func(p *plan, _ [][]float64) bool {
-		plans = append(plans, p)
-		return len(plans) < 2
+	untilDone(func(done func(plan)) {
+		refinePlan(def, cands, timeOf, func(p *plan, _ [][]float64) bool {
+			plans = append(plans, p)
+			return len(plans) < 2
+		}, done)
 	})
 	if len(plans) != 2 || calls != 2*perSnap {
 		t.Errorf("install said stop at the second plan: %d plans installed, %d timings (want 2 and %d)", len(plans), calls, 2*perSnap)
 	}
+}
+
+// untilDone starts a measurement and returns the plan it ends with.
+func untilDone(start func(done func(plan))) plan {
+	ch := make(chan plan, 1)
+	start(func(p plan) { ch <- p })
+	return <-ch
+}
+
+// TestDispatchNoGoroutineBetween: between two snapshots no goroutine of the
+// measurement is left, waiting (refinePlan's timer), so that a leak check
+// at the end of a caller's test does not find one.
+func TestDispatchNoGoroutineBetween(t *testing.T) {
+	waitPlan() // this process's own measurement has ended
+	saved := planGap
+	planGap = 300 * time.Millisecond
+	defer func() { planGap = saved }()
+	installed := make(chan int)
+	ended := make(chan struct{})
+	n := 0
+	go refinePlan(defaultPlan(true, "amd64", true), []impl{implZeebo, implNative},
+		func(impl, int, int) float64 { return 1 },
+		func(*plan, [][]float64) bool {
+			n++
+			installed <- n
+			return n < 3
+		},
+		func(plan) { close(ended) })
+	inMeasurement := func() string { // the stacks of goroutines in refinePlan
+		buf := make([]byte, 1<<20)
+		var in []string
+		for g := range strings.SplitSeq(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+			if strings.Contains(g, ".refinePlan") {
+				in = append(in, g)
+			}
+		}
+		return strings.Join(in, "\n\n")
+	}
+	for want := 1; want <= 2; want++ {
+		if got := <-installed; got != want {
+			t.Fatalf("plan %d installed, want %d", got, want)
+		}
+		deadline := time.Now().Add(200 * time.Millisecond)
+		for inMeasurement() != "" && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		if g := inMeasurement(); g != "" {
+			t.Fatalf("after snapshot %d, during the gap, a goroutine of the measurement:\n%s", want, g)
+		}
+	}
+	<-installed
+	<-ended
 }
 
 // planEnv turns on TestPlanSpread, a measurement.
@@ -355,19 +414,21 @@ func TestPlanSpread(t *testing.T) {
 	first, all := map[int]*[3]int{}, map[int]*[3]int{}
 	for range planRuns {
 		snaps := 0
-		p := measurePlan(lib, def, func(p *plan, snap [][]float64) bool {
-			for i, n := range planSizes {
-				r := snap[i][implZeebo] / snap[i][implNative]
-				if _, ok := lo[n]; !ok || r < lo[n] {
-					lo[n] = r
+		p := untilDone(func(done func(plan)) {
+			measurePlan(lib, def, func(p *plan, snap [][]float64) bool {
+				for i, n := range planSizes {
+					r := snap[i][implZeebo] / snap[i][implNative]
+					if _, ok := lo[n]; !ok || r < lo[n] {
+						lo[n] = r
+					}
+					hi[n] = max(hi[n], r)
+					if snaps == 0 {
+						count(first, n, p[planClass(n)])
+					}
 				}
-				hi[n] = max(hi[n], r)
-				if snaps == 0 {
-					count(first, n, p[planClass(n)])
-				}
-			}
-			snaps++
-			return true
+				snaps++
+				return true
+			}, done)
 		})
 		for _, n := range planSizes {
 			count(all, n, p[planClass(n)])
