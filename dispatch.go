@@ -6,7 +6,6 @@ package blake3
 import (
 	"fmt"
 	"runtime"
-	"slices"
 	"sync/atomic"
 	"time"
 
@@ -46,14 +45,15 @@ const (
 //
 // So the plan starts from what each candidate can do on this CPU (the
 // default plan: the library wherever it has SIMD and neither Go package has
-// assembly, zeebo where it has assembly) and is then measured on this
-// machine, in the background, from the first use of the package: the
-// candidates side by side, interleaved, at a few sizes, in snapshots spread
-// over a couple of seconds (planSnapshots). An implementation replaces the
-// default at a size only if it is clearly faster there (planMargin). Where
-// two candidates are close on average but trade places as the machine's
-// state changes (from 3 to 4 KiB on the development host), two processes
-// may still choose differently (TestPlanSpread, docs/dispatch.md). Each round
+// assembly, zeebo where it has assembly) and is then measured once, on this
+// machine, in the background, at the first use of the package: the
+// candidates side by side, interleaved, at a few sizes, keeping each one's
+// best time (noise only adds time). An implementation replaces the default
+// at a size only if it is clearly faster there (planMargin). The plan is a
+// snapshot: where two candidates trade places as the machine's state
+// changes, for seconds at a time, two processes may choose differently
+// there, and spreading the rounds over more time did not change that
+// (TestPlanSpread, docs/dispatch.md). Each round
 // hashes input at another place in memory (planStride): in the measuring
 // goroutine, 64 bytes at the start or the end of a page took zeebo 1.4x
 // as long as at other addresses (a 4 KiB alias, most likely with its own
@@ -67,8 +67,7 @@ func planClass(n int) int { return (n + 63) >> 6 }
 // plan is an implementation for each size class up to planMax.
 type plan [planMax/64 + 1]impl
 
-// planNow is the plan in use: the default until the first snapshot is
-// measured, then the plan measured so far.
+// planNow is the plan in use: the default until the measurement is done.
 var planNow atomic.Pointer[plan]
 
 // implFor is the implementation for a one-shot hash of n bytes. A plan is
@@ -91,33 +90,21 @@ func implFor(n int) impl {
 }
 
 // startDispatch installs the default plan for backend l (nil: the Go path)
-// and starts measuring a better one, which replaces it after the first
-// snapshot and is refined after each of the others.
+// and starts measuring a better one.
 func startDispatch(l *ffi.Symbols) {
 	p := defaultPlan(l != nil, runtime.GOARCH, cpu.X86.HasSSE41)
 	planNow.Store(&p)
-	if calibrate {
-		done := make(chan struct{})
-		planDone = done
-		cur := &p
-		go measurePlan(l, p, func(m *plan, _ [][]float64) bool {
-			// A later startDispatch (a test's) has installed its own.
-			if !planNow.CompareAndSwap(cur, m) {
-				return false
-			}
-			cur = m
-			return true
-		}, func(plan) { close(done) })
-	}
+	planDone = make(chan struct{})
+	go func(done chan struct{}) {
+		defer close(done)
+		m := measurePlan(l, p)
+		planNow.CompareAndSwap(&p, &m)
+	}(planDone)
 }
 
-// calibrate turns the measurement on; tests that need a fixed plan turn it
-// off. planDone is closed when the measurement started by the last
-// startDispatch has finished.
-var (
-	calibrate = true
-	planDone  chan struct{}
-)
+// planDone is closed when the measurement started by the last
+// startDispatch has ended.
+var planDone chan struct{}
 
 // defaultPlan is the plan from capabilities alone: the library (when
 // loaded) on arm64, where neither Go package has assembly, and from two
@@ -148,9 +135,9 @@ const planMargin = 0.97
 // number of chunks up to planMax, where the library's cost steps.
 var planSizes = []int{0, 64, 128, 256, 512, 1024, 1088, 1536, 2048, 2112, 2560, 3072, 3136, 3584, 4096}
 
-// measurePlan measures the plan on this machine (refinePlan), the
-// library being among the candidates when l is loaded.
-func measurePlan(l *ffi.Symbols, def plan, install func(p *plan, snap [][]float64) bool, done func(plan)) {
+// measurePlan times the candidates at planSizes and returns the plan that
+// follows from their best times, interpolated between sizes.
+func measurePlan(l *ffi.Symbols, def plan) plan {
 	cands := []impl{implZeebo, implLuke}
 	if l != nil {
 		cands = append(cands, implNative)
@@ -159,52 +146,11 @@ func measurePlan(l *ffi.Symbols, def plan, install func(p *plan, snap [][]float6
 	for i := range buf {
 		buf[i] = byte(i)
 	}
-	refinePlan(def, cands, func(c impl, n, round int) float64 {
+	return choosePlan(def, cands, func(c impl, n, round int) float64 {
 		at := planAt(round)
 		return timeOneShot(l, c, buf[at:at+n])
-	}, install, done)
+	})
 }
-
-// refinePlan times the candidates at planSizes (snapshotBest, with its
-// clock), planSnapshots times, planGap apart, and after each snapshot
-// passes install the plan that follows from the median of each candidate's
-// best times so far, and that snapshot's best times ([size][impl]), until
-// install returns false; then it calls done with the last plan. install
-// may be nil. The first snapshot is taken before refinePlan returns, each
-// later one from a timer (time.AfterFunc), so that no goroutine waits
-// between them: a caller's leak check (go.uber.org/goleak, say) at the end
-// of a test that hashed something finds none.
-func refinePlan(def plan, cands []impl, timeOf func(c impl, n, round int) float64, install func(p *plan, snap [][]float64) bool, done func(plan)) {
-	var snaps [][][]float64
-	var step func()
-	step = func() {
-		snap := snapshotBest(cands, timeOf)
-		snaps = append(snaps, snap)
-		p := choosePlan(def, cands, medianCost(snaps)) // a new plan each time: install may keep it
-		if install != nil && !install(&p, snap) || len(snaps) == planSnapshots {
-			done(p)
-			return
-		}
-		time.AfterFunc(planGap, step)
-	}
-	step()
-}
-
-// planSnapshots and planGap: how many times, and how far apart, the
-// candidates are timed. Within a snapshot each one's best time counts
-// (noise only adds time); across snapshots, the median of those. On a
-// shared host one candidate's best time moved by 1.5x from one tenth of a
-// second to the next while another's stayed put (TestPlanSpread,
-// docs/dispatch.md), and the first snapshot is taken at the program's first
-// hash, often while it is still starting up; so a plan from one snapshot is
-// one draw, and two processes drew different plans where two candidates are
-// close. The median over snapshots spread over a couple of seconds follows
-// what each candidate takes most of the time. Each snapshot is a few
-// milliseconds of one core. TestMain shortens the gap for tests that do
-// not measure.
-const planSnapshots = 9
-
-var planGap = 200 * time.Millisecond
 
 // planRounds is how many times each candidate is timed at each size.
 const planRounds = 7
@@ -218,13 +164,11 @@ func planAt(round int) int { return round * planStride % 4096 }
 // planStride is planAt's step.
 const planStride = 9 * 64
 
-// snapshotBest times each candidate planRounds times at each of planSizes
-// (timeOf(c, n, round): one timing of candidate c at n bytes in the given
-// round, in ns) and returns its best time there, [size][impl], -1 where it
-// was not timed. The clock is given so that the choice can be tested on
-// made-up timings.
-func snapshotBest(cands []impl, timeOf func(c impl, n, round int) float64) [][]float64 {
-	best := make([][]float64, len(planSizes))
+// choosePlan is measurePlan with the clock given: timeOf(c, n, round) is
+// one timing of candidate c at n bytes in the given round, in ns. It is
+// apart so that the choice can be tested on made-up timings.
+func choosePlan(def plan, cands []impl, timeOf func(c impl, n, round int) float64) plan {
+	best := make([][]float64, len(planSizes)) // ns per hash, [size][impl]
 	for i := range best {
 		best[i] = []float64{-1, -1, -1}
 	}
@@ -241,42 +185,16 @@ func snapshotBest(cands []impl, timeOf func(c impl, n, round int) float64) [][]f
 			}
 		}
 	}
-	return best
-}
-
-// medianCost is, at each size and for each candidate, the median of its
-// best times in snaps (the mean of the middle two for an even count).
-func medianCost(snaps [][][]float64) [][]float64 {
-	med := make([][]float64, len(planSizes))
-	ts := make([]float64, len(snaps))
-	for i := range med {
-		med[i] = make([]float64, len(snaps[0][i]))
-		for c := range med[i] {
-			for s, snap := range snaps {
-				ts[s] = snap[i][c]
-			}
-			slices.Sort(ts)
-			med[i][c] = (ts[(len(ts)-1)/2] + ts[len(ts)/2]) / 2
-		}
-	}
-	return med
-}
-
-// choosePlan is the plan that follows from cost, each candidate's time per
-// hash at planSizes ([size][impl], -1 where not timed), interpolated
-// between sizes: at each size class, the fastest candidate whose cost is at
-// most planMargin of the default's, or the default.
-func choosePlan(def plan, cands []impl, cost [][]float64) plan {
 	p := def
 	for cl := range p {
 		n := cl * 64
-		at := func(c impl) float64 { return interpolate(planSizes, cost, c, n) }
-		d := at(def[cl])
+		cost := func(c impl) float64 { return interpolate(planSizes, best, c, n) }
+		d := cost(def[cl])
 		if d < 0 {
 			continue
 		}
 		for _, c := range cands {
-			if t := at(c); t >= 0 && t <= d*planMargin && t < at(p[cl]) {
+			if t := cost(c); t >= 0 && t <= d*planMargin && t < cost(p[cl]) {
 				p[cl] = c
 			}
 		}

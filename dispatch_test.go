@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"runtime"
-	"slices"
-	"strings"
 	"testing"
-	"time"
 
 	zeebo "github.com/zeebo/blake3"
+	"golang.org/x/sys/cpu"
 	luke "lukechampine.com/blake3"
 )
 
@@ -108,7 +106,7 @@ func TestDispatchLukeOneChunk(t *testing.T) {
 // TestDispatchMeasuredPlan: the measured plan only ever picks a candidate
 // for its size: lukechampine up to a chunk, the library only when loaded.
 func TestDispatchMeasuredPlan(t *testing.T) {
-	p := untilDone(func(done func(plan)) { measurePlan(lib, defaultPlan(lib != nil, "amd64", true), nil, done) })
+	p := measurePlan(lib, defaultPlan(lib != nil, "amd64", true))
 	for c, im := range p {
 		if im == implLuke && c*64 > chunkLen || im == implNative && lib == nil {
 			t.Errorf("class %d (up to %d bytes): %v", c, c*64, im)
@@ -196,8 +194,7 @@ func TestDispatchChoosePlan(t *testing.T) {
 		}
 		return 96 + slow // zeebo: faster than the library by more than the margin
 	}
-	cands := []impl{implZeebo, implLuke, implNative}
-	p := choosePlan(def, cands, snapshotBest(cands, timeOf))
+	p := choosePlan(def, []impl{implZeebo, implLuke, implNative}, timeOf)
 	for c, got := range p {
 		n := c * 64
 		want := implZeebo
@@ -210,241 +207,53 @@ func TestDispatchChoosePlan(t *testing.T) {
 	}
 }
 
-// TestDispatchMedian: across snapshots a candidate's cost is the median
-// of its best times, so that a state of the machine seen in a minority of
-// snapshots, fast or slow, does not decide: on made-up snapshots in which
-// zeebo beats the library by far in two of five and loses narrowly in
-// three, the library keeps the sizes above a chunk, and zeebo takes them
-// when the counts are the other way round. Unmeasured costs stay unknown.
-func TestDispatchMedian(t *testing.T) {
-	snap := func(zeeboAbove float64) [][]float64 {
-		s := make([][]float64, len(planSizes))
-		for i, n := range planSizes {
-			s[i] = []float64{100, 50, 60} // native, zeebo, lukechampine
-			if n > chunkLen {
-				s[i] = []float64{100, zeeboAbove, -1}
-			}
-		}
-		return s
-	}
-	def := defaultPlan(true, "amd64", true)
-	cands := []impl{implZeebo, implLuke, implNative}
-	for _, c := range []struct {
-		fast, slow int
-		want       impl
-	}{
-		{2, 3, implNative},
-		{3, 2, implZeebo},
-		{1, 0, implZeebo},
-		{0, 1, implNative},
-		{1, 1, implZeebo}, // the mean of the middle two: 85
-	} {
-		// The minority in the middle, where an unsorted list's median
-		// would fall.
-		few, many := snap(60), snap(110)
-		nFew, nMany := c.fast, c.slow
-		if nFew > nMany {
-			few, many, nFew, nMany = many, few, nMany, nFew
-		}
-		var snaps [][][]float64
-		for range nMany / 2 {
-			snaps = append(snaps, many)
-		}
-		for range nFew {
-			snaps = append(snaps, few)
-		}
-		for range nMany - nMany/2 {
-			snaps = append(snaps, many)
-		}
-		cost := medianCost(snaps)
-		for i, n := range planSizes {
-			if n > chunkLen && cost[i][implLuke] != -1 {
-				t.Errorf("%d bytes: lukechampine's cost %v, want -1 (not timed)", n, cost[i][implLuke])
-			}
-		}
-		p := choosePlan(def, cands, cost)
-		for cl, got := range p {
-			want := c.want
-			if cl*64 <= chunkLen {
-				want = implZeebo
-			}
-			if got != want {
-				t.Errorf("%d fast and %d slow snapshots: class %d (up to %d bytes) goes to %v, want %v", c.fast, c.slow, cl, cl*64, got, want)
-			}
-		}
-	}
-}
-
-// TestDispatchSnapshots: refinePlan installs a plan after each snapshot,
-// from the median of the snapshots so far, and stops when install says so.
-// On a made-up clock zeebo beats the library above a chunk in the first
-// five of planSnapshots snapshots and loses in the rest: the plans
-// installed send those sizes to zeebo, the last one too (the median), and
-// each snapshot's times are passed along with its plan.
-func TestDispatchSnapshots(t *testing.T) {
-	calls := 0
-	perSnap := -1
-	timeOf := func(c impl, n, round int) float64 {
-		calls++
-		switch {
-		case c == implNative:
-			return 100
-		case n <= chunkLen:
-			return 50
-		case (calls-1)/perSnap < planSnapshots/2+1:
-			return 60 // zeebo, fast
-		}
-		return 150 // zeebo, slow
-	}
-	cands := []impl{implZeebo, implLuke, implNative}
-	snapshotBest(cands, timeOf)
-	perSnap, calls = calls, 0
-	def := defaultPlan(true, "amd64", true)
-	var plans []*plan
-	var zeeboAt3K []float64
-	last := untilDone(func(done func(plan)) {
-		refinePlan(def, cands, timeOf, func(p *plan, snap [][]float64) bool {
-			plans = append(plans, p)
-			zeeboAt3K = append(zeeboAt3K, snap[slices.Index(planSizes, 3072)][implZeebo])
-			return true
-		}, done)
-	})
-	if len(plans) != planSnapshots {
-		t.Fatalf("%d plans installed, want one per snapshot, %d", len(plans), planSnapshots)
-	}
-	for s, p := range plans {
-		if got := p[planClass(3072)]; got != implZeebo {
-			t.Errorf("plan after snapshot %d: 3 KiB goes to %v, want zeebo (fast in most snapshots so far)", s, got)
-		}
-		want := 60.0
-		if s > planSnapshots/2 {
-			want = 150
-		}
-		if zeeboAt3K[s] != want {
-			t.Errorf("snapshot %d: zeebo's time at 3 KiB passed as %v, want %v", s, zeeboAt3K[s], want)
-		}
-	}
-	if *plans[len(plans)-1] != last {
-		t.Errorf("the plan returned is not the last one installed")
-	}
-	if plans[0] == plans[1] {
-		t.Errorf("one plan's memory installed twice: a reader of the first would see it change")
-	}
-	calls, plans = 0, nil
-	untilDone(func(done func(plan)) {
-		refinePlan(def, cands, timeOf, func(p *plan, _ [][]float64) bool {
-			plans = append(plans, p)
-			return len(plans) < 2
-		}, done)
-	})
-	if len(plans) != 2 || calls != 2*perSnap {
-		t.Errorf("install said stop at the second plan: %d plans installed, %d timings (want 2 and %d)", len(plans), calls, 2*perSnap)
-	}
-}
-
-// untilDone starts a measurement and returns the plan it ends with.
-func untilDone(start func(done func(plan))) plan {
-	ch := make(chan plan, 1)
-	start(func(p plan) { ch <- p })
-	return <-ch
-}
-
-// TestDispatchNoGoroutineBetween: between two snapshots no goroutine of the
-// measurement is left, waiting (refinePlan's timer), so that a leak check
-// at the end of a caller's test does not find one.
-func TestDispatchNoGoroutineBetween(t *testing.T) {
-	waitPlan() // this process's own measurement has ended
-	saved := planGap
-	planGap = 300 * time.Millisecond
-	defer func() { planGap = saved }()
-	installed := make(chan int)
-	ended := make(chan struct{})
-	n := 0
-	go refinePlan(defaultPlan(true, "amd64", true), []impl{implZeebo, implNative},
-		func(impl, int, int) float64 { return 1 },
-		func(*plan, [][]float64) bool {
-			n++
-			installed <- n
-			return n < 3
-		},
-		func(plan) { close(ended) })
-	inMeasurement := func() string { // the stacks of goroutines in refinePlan
-		buf := make([]byte, 1<<20)
-		var in []string
-		for g := range strings.SplitSeq(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
-			if strings.Contains(g, ".refinePlan") {
-				in = append(in, g)
-			}
-		}
-		return strings.Join(in, "\n\n")
-	}
-	for want := 1; want <= 2; want++ {
-		if got := <-installed; got != want {
-			t.Fatalf("plan %d installed, want %d", got, want)
-		}
-		deadline := time.Now().Add(200 * time.Millisecond)
-		for inMeasurement() != "" && time.Now().Before(deadline) {
-			time.Sleep(time.Millisecond)
-		}
-		if g := inMeasurement(); g != "" {
-			t.Fatalf("after snapshot %d, during the gap, a goroutine of the measurement:\n%s", want, g)
-		}
-	}
-	<-installed
-	<-ended
-}
-
 // planEnv turns on TestPlanSpread, a measurement.
 const planEnv = "BLAKE3_MEASURE_PLAN"
 
 // TestPlanSpread measures the plan planRuns times in a row, as each
-// process does once at its first use, and prints, for each size measured,
-// the spread of the ratio of zeebo's best time to the library's over every
-// snapshot of every run, and how many runs chose each implementation there:
-// from their first snapshot alone (as a process did when a plan was one
-// snapshot) and from all (the plan a process keeps). It shows how far one
-// process's plan can be from the next one's (docs/dispatch.md).
-// scripts/dispatch-check.sh runs it; it never fails on a timing.
+// process does once at its first use, and prints, for each size measured
+// from a chunk up, the spread of the ratio of zeebo's best time to the
+// library's over the runs, and how many runs chose each implementation
+// there. It shows how far one process's plan can be from the next one's
+// (docs/dispatch.md). scripts/dispatch-check.sh runs it; it never fails on
+// a timing.
 func TestPlanSpread(t *testing.T) {
 	measuring(t, planEnv, "the plan has no choice to make above a chunk")
 	waitPlan()
-	const planRuns = 8
-	def := *planNow.Load()
+	const planRuns = 30
+	def := defaultPlan(lib != nil, runtime.GOARCH, cpu.X86.HasSSE41) // a new process's
+	buf := make([]byte, planMax+4096)
 	lo, hi := map[int]float64{}, map[int]float64{}
-	first, all := map[int]*[3]int{}, map[int]*[3]int{}
+	chose := map[int]*[3]int{}
 	for range planRuns {
-		snaps := 0
-		p := untilDone(func(done func(plan)) {
-			measurePlan(lib, def, func(p *plan, snap [][]float64) bool {
-				for i, n := range planSizes {
-					r := snap[i][implZeebo] / snap[i][implNative]
-					if _, ok := lo[n]; !ok || r < lo[n] {
-						lo[n] = r
-					}
-					hi[n] = max(hi[n], r)
-					if snaps == 0 {
-						count(first, n, p[planClass(n)])
-					}
-				}
-				snaps++
-				return true
-			}, done)
+		best := map[[2]int]float64{}
+		p := choosePlan(def, []impl{implZeebo, implLuke, implNative}, func(c impl, n, round int) float64 {
+			at := planAt(round)
+			ns := timeOneShot(lib, c, buf[at:at+n])
+			if b, ok := best[[2]int{int(c), n}]; !ok || ns < b {
+				best[[2]int{int(c), n}] = ns
+			}
+			return ns
 		})
 		for _, n := range planSizes {
-			count(all, n, p[planClass(n)])
+			if n <= chunkLen {
+				continue
+			}
+			r := best[[2]int{int(implZeebo), n}] / best[[2]int{int(implNative), n}]
+			if _, ok := lo[n]; !ok || r < lo[n] {
+				lo[n] = r
+			}
+			hi[n] = max(hi[n], r)
+			if chose[n] == nil {
+				chose[n] = new([3]int)
+			}
+			chose[n][p[planClass(n)]]++
 		}
 	}
-	fmt.Printf("| size | zeebo / native, best times, fewest–most over %d snapshots | runs choosing native, zeebo, lukechampine: first snapshot | all %d snapshots |\n|---|---:|---:|---:|\n", planRuns*planSnapshots, planSnapshots)
+	fmt.Printf("| size | zeebo / native, best times, fewest–most over %d runs | runs choosing native | runs choosing zeebo |\n|---|---:|---:|---:|\n", planRuns)
 	for _, n := range planSizes {
-		f, a := first[n], all[n]
-		fmt.Printf("| %dB | %.2f–%.2f | %d, %d, %d | %d, %d, %d |\n", n, lo[n], hi[n], f[implNative], f[implZeebo], f[implLuke], a[implNative], a[implZeebo], a[implLuke])
+		if n > chunkLen {
+			fmt.Printf("| %dB | %.2f–%.2f | %d | %d |\n", n, lo[n], hi[n], chose[n][implNative], chose[n][implZeebo])
+		}
 	}
-}
-
-// count adds one to the count of im at n.
-func count(m map[int]*[3]int, n int, im impl) {
-	if m[n] == nil {
-		m[n] = new([3]int)
-	}
-	m[n][im]++
 }

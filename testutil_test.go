@@ -5,7 +5,6 @@ package blake3
 
 import (
 	"encoding/hex"
-	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -13,7 +12,6 @@ import (
 	"strconv"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/purego-blake3/blake3/internal/ffi"
 
@@ -241,13 +239,6 @@ func mustHexBytes(t testing.TB, s string) []byte {
 // TestMain loads the backend before any test: the package loads it on first
 // use, and tests read lib and active directly and switch them.
 func TestMain(m *testing.M) {
-	// The dispatch's snapshots are spread over seconds (planGap); a test
-	// that waits for the plan gets it at once unless it measures: a
-	// benchmark, or the plan's own measurement.
-	flag.Parse()
-	if flag.Lookup("test.bench").Value.String() == "" && os.Getenv(planEnv) == "" {
-		planGap = time.Millisecond
-	}
 	Backend()
 	os.Exit(m.Run())
 }

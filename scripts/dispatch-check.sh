@@ -6,7 +6,7 @@
 # of each and the ratio of this package's speed to the fastest Go package's
 # and to the fastest of all three (1.00 = as fast; above, faster). It also
 # prints the plan each of its processes measured (dispatch.go), then the
-# spread of 8 plans measured in one process (TestPlanSpread). Then, from
+# spread of 30 plans measured in one process (TestPlanSpread). Then, from
 # 64 B to 64 KiB, where the native path's time goes (TestCrossingCost, needs
 # a C compiler): the library looped in C inside the test process, against
 # one crossing per call and Sum256. Last, a 16 MiB stream in 64-byte pieces
@@ -53,7 +53,7 @@ END {
 	}
 }' "$out"
 echo
-echo "The plan measured 8 times in one process, as each process measures it once at its first use (9 snapshots over about 2 s): how far apart two processes' plans can be, from one snapshot and from all"
+echo "The plan measured 30 times in one process, as each process measures it once at its first use: how far apart two processes' plans can be"
 BLAKE3_MEASURE_PLAN=1 "$out.test" -test.run '^TestPlanSpread$' -test.count 1 -test.v >"$out" 2>&1 || { cat "$out" >&2; exit 1; }
 grep -E '^\|' "$out" || grep -m1 -E 'SKIP|skip' "$out" || echo "(TestPlanSpread printed no table)"
 echo
