@@ -260,6 +260,49 @@ func BenchmarkNewSum(b *testing.B) {
 	}
 }
 
+// BenchmarkWriteString hashes one string through a new hasher (New,
+// WriteString, Sum) against zeebo's WriteString and this package's Write of
+// the same bytes as a slice: WriteString hashes a string where it is, as
+// Write does a slice, where it used to copy a string longer than what the
+// Hasher gathers (docs/stream.md).
+func BenchmarkWriteString(b *testing.B) {
+	waitPlan()
+	for _, n := range []int{8 << 10, 64 << 10, 1 << 20} {
+		p := vectorInput(n)
+		s := string(p)
+		impls := []struct {
+			name string
+			hash func(out *[32]byte)
+		}{
+			{"WriteString", func(out *[32]byte) {
+				h := New()
+				_, _ = h.WriteString(s)
+				h.Sum(out[:0])
+			}},
+			{"Write", func(out *[32]byte) {
+				h := New()
+				_, _ = h.Write(p)
+				h.Sum(out[:0])
+			}},
+			{"zeebo-WriteString", func(out *[32]byte) {
+				h := zeebo.New()
+				_, _ = h.WriteString(s)
+				h.Sum(out[:0])
+			}},
+		}
+		for _, im := range impls {
+			b.Run("size="+sizeName(n)+"/impl="+im.name, func(b *testing.B) {
+				b.SetBytes(int64(n))
+				b.ReportAllocs()
+				var sum [32]byte
+				for b.Loop() {
+					im.hash(&sum)
+				}
+			})
+		}
+	}
+}
+
 // BenchmarkDeriveKey compares DeriveKey (32-byte output) with the Go
 // peers at the sizes key material usually has, and a few larger ones. It is
 // why DeriveKey has no Go-side size dispatch: the library won at every size

@@ -185,33 +185,10 @@ func (h *Hasher) Write(p []byte) (int, error) {
 	return h.write(p)
 }
 
-// WriteString is like Write but for strings, without a copy to a []byte
-// but for a string longer than what the Hasher gathers (on the native path,
-// up to 16 KiB), or than 4 KiB written first to a new Hasher, which hands
-// all but its end over at once.
+// WriteString is like Write but for strings, without a copy of s: it
+// hashes s's bytes where they are, as Write hashes a slice.
 func (h *Hasher) WriteString(s string) (int, error) {
-	if h.nbuf+len(s) < h.lim && *h.gen == h.ngen {
-		h.nbuf += copy(h.buf[h.nbuf:], s)
-		*h.gen++
-		h.ngen = *h.gen
-		return len(s), nil
-	}
-	h.start()
-	if h.path == pathGo && !h.sub.on && h.g != nil {
-		if err := h.fits(len(s)); err != nil {
-			return 0, err
-		}
-		h.touch()
-		return h.g.WriteString(s)
-	}
-	h.lift()
-	// Gathered here unless keep would hand its front over: write does.
-	if !h.sub.on && h.nbuf+len(s) <= h.gatherRoom() && !h.handsFront(len(s), !h.live) && h.fits(len(s)) == nil {
-		h.touch()
-		gather(h, s)
-		return len(s), nil
-	}
-	return h.write([]byte(s))
+	return h.Write(ffi.StringBytes(s))
 }
 
 // fits refuses n more bytes that would take a hasher, not a subtree one
@@ -310,7 +287,7 @@ func (h *Hasher) keep(p []byte, fresh bool) {
 		h.handFront(p[:k])
 		p = p[k:]
 	}
-	gather(h, p)
+	h.gather(p)
 }
 
 // handFront hands p, the whole chunks at the front of a first write, to
@@ -366,8 +343,7 @@ func (h *Hasher) frontTree(t *ffi.Tree) {
 
 // handsFront reports whether keep hands over the front of an end of n
 // bytes of a write (fresh: to a Hasher that had handed nothing over), rather
-// than gather all of it. WriteString asks it too, to gather a string
-// without a copy where keep would.
+// than gather all of it.
 func (h *Hasher) handsFront(n int, fresh bool) bool {
 	return fresh && h.buf == nil && h.nbuf == 0 && n > len(h.first)
 }
@@ -382,7 +358,7 @@ func (h *Hasher) writeGo(p []byte) (int, error) {
 		h.sub.t.write(p)
 		return len(p), nil
 	case h.g == nil && h.nbuf+len(p) <= goGather(h.mode):
-		gather(h, p)
+		h.gather(p)
 		return len(p), nil
 	}
 	h.spillGo()
@@ -402,26 +378,13 @@ func (h *Hasher) spillGo() {
 	h.setLim()
 }
 
-// gather appends p, which fits in the buffer's group (gatherRoom), to the
-// input gathered.
-func gather[T string | []byte](h *Hasher, p T) {
+// gather appends p, which fits in the buffer's group (room), or on the Go
+// path in goGather, to the input gathered.
+func (h *Hasher) gather(p []byte) {
 	h.share()
 	h.grow(h.nbuf + len(p))
 	h.nbuf += copy(h.store()[h.nbuf:], p)
 	h.setLim()
-}
-
-// gatherRoom is how much input h, started, may hold gathered: the room of
-// the buffer's group on the native path, goGather on the Go path before
-// zeebo's hasher.
-func (h *Hasher) gatherRoom() int {
-	switch {
-	case h.path == pathNative:
-		return h.room()
-	case h.g == nil:
-		return goGather(h.mode)
-	}
-	return 0
 }
 
 // grow makes h hold at least n bytes of input (n <= bufSize), keeping what
@@ -558,7 +521,7 @@ func (h *Hasher) Clone() *Hasher {
 		c.t = &t
 	}
 	c.sub = h.sub.clone()
-	gather(c, h.pending()) // and a count of changes of its own
+	c.gather(h.pending()) // and a count of changes of its own
 	return c
 }
 

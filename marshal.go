@@ -167,7 +167,7 @@ func (h *Hasher) UnmarshalBinary(data []byte) error {
 			h.initTree(s.offset)
 			h.t.Chunks, h.t.Stack = s.chunks, s.stack
 		}
-		gather(h, s.tail)
+		h.gather(s.tail)
 	case s.subtree:
 		h.path = pathGo
 		h.sub.startGo(h)
@@ -179,7 +179,7 @@ func (h *Hasher) UnmarshalBinary(data []byte) error {
 		t.n = copy(t.buf[:], s.tail)
 	case !onZeebo:
 		h.path = pathGo
-		gather(h, s.tail)
+		h.gather(s.tail)
 	default:
 		z := ffi.ZeeboState{Key: *keyWords(h.mode, &h.key), Flags: modeFlags(h.mode), Chunks: s.chunks, Tail: s.tail}
 		for i := range z.Stack {
