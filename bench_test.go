@@ -364,6 +364,71 @@ func BenchmarkDigestRead(b *testing.B) {
 	}
 }
 
+// BenchmarkDigestNew takes a Digest of a hasher and reads one piece from
+// it, each time, as a caller that derives one output of a given length
+// does, against zeebo: the Digest stays on the caller's stack (Digest is
+// inlined), and the first 64 bytes of the output of a short input come
+// from the size dispatch's one-shot hash (Digest.first).
+func BenchmarkDigestNew(b *testing.B) {
+	waitPlan()
+	seed := vectorInput(64 << 10)
+	key := make([]byte, 32)
+	for _, mode := range []string{"hash", "keyed"} {
+		for _, in := range []int{64, 1 << 10, 64 << 10} {
+			for _, n := range []int{32, 64, 1 << 10} {
+				out := make([]byte, n)
+				b.Run("mode="+mode+"/input="+sizeName(in)+"/read="+sizeName(n)+"/impl=ours", func(b *testing.B) {
+					h := New()
+					if mode == "keyed" {
+						h, _ = NewKeyed(key)
+					}
+					_, _ = h.Write(seed[:in])
+					b.ReportAllocs()
+					for b.Loop() {
+						_, _ = h.Digest().Read(out)
+					}
+				})
+				b.Run("mode="+mode+"/input="+sizeName(in)+"/read="+sizeName(n)+"/impl=zeebo", func(b *testing.B) {
+					h := zeebo.New()
+					if mode == "keyed" {
+						h, _ = zeebo.NewKeyed(key)
+					}
+					_, _ = h.Write(seed[:in])
+					b.ReportAllocs()
+					for b.Loop() {
+						_, _ = h.Digest().Read(out)
+					}
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkSumSmallKeyed hashes a short keyed input, as Sum of a keyed
+// Hasher that has gathered it does, with lukechampine's one-chunk code
+// (goSum) and with the library: why sumSmall gives the keyed modes to the
+// library unless the plan picks lukechampine for the size.
+func BenchmarkSumSmallKeyed(b *testing.B) {
+	if lib == nil {
+		b.Skip("no native library")
+	}
+	key := new([32]byte)
+	data := vectorInput(chunkLen)
+	out := make([]byte, 32)
+	for _, n := range []int{0, 64, 256, 512, chunkLen} {
+		b.Run("size="+sizeName(n)+"/impl=lukechampine", func(b *testing.B) {
+			for b.Loop() {
+				goSum(modeKeyed, key, data[:n], out)
+			}
+		})
+		b.Run("size="+sizeName(n)+"/impl=native", func(b *testing.B) {
+			for b.Loop() {
+				must(lib.HashXOF(modeKeyed, key, false, data[:n], 0, out))
+			}
+		})
+	}
+}
+
 // BenchmarkMarshal measures saving (AppendBinary into a reused buffer) and
 // resuming (UnmarshalBinary into a reused Hasher) a state after inputs of a
 // few sizes, on each backend: what a checkpoint costs. A Hasher that is

@@ -53,9 +53,8 @@ func zeeboWithKey(key *[32]byte, mode uint32) *zeebo.Hasher {
 
 // goSum writes the output of in, at most one chunk, in a mode with its key
 // (the context key for derive-key) from output offset 0 to out, with
-// lukechampine.com/blake3's primitives: the one-chunk code that BenchmarkDispatch
-// finds fastest for unkeyed input on some CPUs, without the allocation of a
-// zeebo hasher.
+// lukechampine.com/blake3's primitives: the one-chunk code, for the sizes
+// where the plan picks it for unkeyed input (sumSmall).
 func goSum(mode uint32, key *[32]byte, in, out []byte) {
 	node := guts.CompressChunk(in, keyWords(mode, key), 0, modeFlags(mode))
 	goXOF(node, 0, out)

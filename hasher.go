@@ -569,36 +569,47 @@ func (h *Hasher) Sum(b []byte) []byte {
 // be used to read and seek through 2^64 bytes of digest output. The Hasher
 // may go on being written to; the Digest does not change.
 func (h *Hasher) Digest() *Digest {
-	if d, ok := h.subDigest(); ok {
-		return d
+	// A Digest that its caller does not keep stays on the caller's stack,
+	// as zeebo's does: Digest is small enough to be inlined, and digest
+	// does not keep d.
+	d := new(Digest)
+	h.digest(d)
+	return d
+}
+
+// digest sets d to the snapshot Digest returns.
+func (h *Hasher) digest(d *Digest) {
+	if h.subDigest(d) {
+		return
 	}
 	h.start()
 	if h.path == pathGo && h.g == nil && h.nbuf > chunkLen {
 		h.spillGo() // the root of more than a chunk, from zeebo's hasher
 	}
 	if h.path == pathGo && h.g != nil {
-		return &Digest{src: srcGo, g: *h.g.Digest()}
+		*d = Digest{src: srcGo, g: *h.g.Digest()}
+		return
 	}
 	if h.path == pathGo {
-		return &Digest{src: srcNode, node: h.goRoot()}
+		*d = Digest{src: srcNode, node: h.goRoot()}
+		return
 	}
-	d := &Digest{mode: h.mode, key: h.key}
+	d.mode, d.key = h.mode, h.key
 	if !h.live && h.front == 0 && h.nbuf <= chunkLen {
 		// One chunk or less: its root is no parent; the library hashes it
 		// again at each read.
 		d.src, d.n = srcShort, h.nbuf
 		copy(d.in[:], h.pending())
-		return d
+		return
 	}
 	d.src = srcMerge
 	if !h.live {
 		var t ffi.Tree
 		h.frontTree(&t)
 		must(lib.TreeRoot(&t, h.pending(), &d.left, &d.right))
-		return d
+		return
 	}
 	must(lib.TreeRoot(h.t, h.pending(), &d.left, &d.right))
-	return d
 }
 
 // goRoot is the root node of a Go-path hasher's input, gathered (one chunk
@@ -608,16 +619,21 @@ func (h *Hasher) goRoot() guts.Node {
 	return guts.CompressChunk(h.pending(), &key, 0, flags)
 }
 
-// sumSmall writes the 32-byte hash of in, which never crossed into the
-// library, in a mode with its key (nil for plain hashing): with the
-// implementation the dispatch picks for its size.
+// sumSmall writes the first len(out) bytes (32 for plain hashing) of the
+// output of in, which never crossed into the library, in a mode with its
+// key (nil for plain hashing). Plain hashing goes through the size
+// dispatch (Sum256). The keyed modes go to lukechampine's one-chunk code
+// where the plan picks lukechampine for the size, and else to the library:
+// zeebo, which the plan picks for its assembly, has none for them without
+// a hasher of its own, and lukechampine's portable code took up to twice
+// the library's time where the plan picks zeebo (BenchmarkSumSmallKeyed).
 func sumSmall(mode uint32, key *[32]byte, in, out []byte) {
 	if mode == modeHash {
 		s := Sum256(in)
 		copy(out, s[:])
 		return
 	}
-	if len(in) <= chunkLen && implFor(len(in)) != implNative {
+	if len(in) <= chunkLen && implFor(len(in)) == implLuke {
 		goSum(mode, key, in, out)
 		return
 	}

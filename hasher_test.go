@@ -815,7 +815,7 @@ func TestAllocationsNewHasher(t *testing.T) {
 		// appended to a buffer with room allocates nothing, and a Digest
 		// only itself, however often. (On the Go path these sizes are in
 		// zeebo's hasher, whose export allocates.)
-		for _, n := range []int{2 * chunkLen, 2 * firstLen} {
+		for _, n := range []int{0, 64, chunkLen, 2 * chunkLen, 2 * firstLen} {
 			if lib == nil {
 				break
 			}
@@ -827,6 +827,14 @@ func TestAllocationsNewHasher(t *testing.T) {
 			}
 			if a, b := perRun(func() { h.Digest() }); a > 1 || b > class(unsafe.Sizeof(Digest{})) {
 				t.Errorf("Digest after a write of %d bytes: %d allocations, %d bytes per run; want at most 1 and %d", n, a, b, class(unsafe.Sizeof(Digest{})))
+			}
+			// One not kept stays on the caller's stack, as zeebo's does.
+			out := make([]byte, 64)
+			if a, b := perRun(func() { _, _ = h.Digest().Read(out) }); a != 0 {
+				t.Errorf("Digest and a read of it after a write of %d bytes: %d allocations, %d bytes per run; want none", n, a, b)
+			}
+			if n == 0 {
+				continue // an empty subtree has no chaining value: an error
 			}
 			s := New()
 			_ = s.SetInputOffset(0)

@@ -229,18 +229,20 @@ func (h *Hasher) subSum(b []byte) ([]byte, bool) {
 }
 
 // subDigest is Digest on a subtree hasher, as subSum.
-func (h *Hasher) subDigest() (*Digest, bool) {
+func (h *Hasher) subDigest(d *Digest) bool {
 	s := &h.sub
 	if !s.on {
-		return nil, false
+		return false
 	}
 	if err := h.Err(); err != nil {
-		return &Digest{src: srcErr, err: err}, true
+		*d = Digest{src: srcErr, err: err}
+		return true
 	}
 	if h.goPath() {
-		return &Digest{src: srcNode, node: s.t.node()}, true
+		*d = Digest{src: srcNode, node: s.t.node()}
+		return true
 	}
-	return nil, false
+	return false
 }
 
 // FinalizeNonRoot returns the chaining value of the subtree h hashed so far:
