@@ -59,14 +59,7 @@ func TestDispatchEveryImpl(t *testing.T) {
 		impls = append(impls, implNative)
 	}
 	for _, im := range impls {
-		var p plan
-		for c := range p {
-			p[c] = im
-			if im == implLuke && c*64 > chunkLen {
-				p[c] = implZeebo // never planned: lukechampine is slow there
-			}
-		}
-		planNow.Store(&p)
+		planNow.Store(planAll(im))
 		for n := 0; n <= planMax+1; n += 1 + n/7 {
 			data := in[:n]
 			want := zeebo.Sum512(data)
@@ -86,6 +79,19 @@ func TestDispatchEveryImpl(t *testing.T) {
 			}
 		}
 	}
+}
+
+// planAll is a plan that picks im at every size, but lukechampine above a
+// chunk, where no plan picks it (it is slow there): zeebo then.
+func planAll(im impl) *plan {
+	var p plan
+	for c := range p {
+		p[c] = im
+		if im == implLuke && c*64 > chunkLen {
+			p[c] = implZeebo
+		}
+	}
+	return &p
 }
 
 // TestDispatchLukeOneChunk: lukeSum512, which the dispatch calls for

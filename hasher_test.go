@@ -788,26 +788,39 @@ func TestAllocationsNewHasher(t *testing.T) {
 		// what the Hasher gathers was copied to a slice of its length,
 		// and one written after a first write that had handed its front
 		// over made the tree on the heap even where it was only gathered.
-		for _, c := range []struct{ pre, n int }{
-			{10, firstLen + 1000}, {0, 2 * firstLen}, {0, bufSize}, {firstLen + 100, 10}, {firstLen + 100, chunkLen},
+		// On the native path the Hasher stays on the stack and allocates
+		// what Write's table above says: its count of changes, and the
+		// buffer or the tree only where the input needs them. (The
+		// closures are straight-line: a Hasher used through a branch on
+		// which call to make went to the heap, hiding the difference.)
+		for _, c := range []struct {
+			pre, n        int
+			allocs, bytes uint64
+		}{
+			{10, firstLen + 1000, 2, bufSize + 16}, {0, 2 * firstLen, 1, 16}, {0, bufSize, 1, 16},
+			{firstLen + 100, 10, 1, 16}, {firstLen + 100, chunkLen, 2, class(unsafe.Sizeof(ffi.Tree{})) + 16},
 		} {
 			s := string(in[c.pre : c.pre+c.n])
-			write := func(str bool) func() {
-				return func() {
-					h := New()
-					_, _ = h.Write(in[:c.pre])
-					if str {
-						_, _ = h.WriteString(s)
-					} else {
-						_, _ = h.Write(in[c.pre : c.pre+c.n])
-					}
-					h.Sum(sum[:0])
-				}
+			viaString := func() {
+				h := New()
+				_, _ = h.Write(in[:c.pre])
+				_, _ = h.WriteString(s)
+				h.Sum(sum[:0])
 			}
-			wa, wb := perRun(write(false))
-			if a, b := perRun(write(true)); a > wa || b > wb {
+			viaBytes := func() {
+				h := New()
+				_, _ = h.Write(in[:c.pre])
+				_, _ = h.Write(in[c.pre : c.pre+c.n])
+				h.Sum(sum[:0])
+			}
+			a, b := perRun(viaString)
+			if wa, wb := perRun(viaBytes); a > wa || b > wb {
 				t.Errorf("New, Write of %d bytes, WriteString of %d, Sum: %d allocations, %d bytes per run; Write of the same: %d and %d",
 					c.pre, c.n, a, b, wa, wb)
+			}
+			if native() != nil && (a > c.allocs || b > c.bytes) {
+				t.Errorf("New, Write of %d bytes, WriteString of %d, Sum: %d allocations, %d bytes per run; want at most %d and %d",
+					c.pre, c.n, a, b, c.allocs, c.bytes)
 			}
 		}
 		// A Hasher that has no tree on the heap (its input gathered, or
@@ -1049,6 +1062,21 @@ func TestWriteStringReadOnly(t *testing.T) {
 			}
 			if got := h.Sum(nil); !bytes.Equal(got, want[:]) {
 				t.Errorf("WriteString in pieces of %d bytes: %x, want %x", piece, got, want)
+			}
+			// A subtree hasher (the Go path's tree on the Go backend).
+			sub := New()
+			if err := sub.SetInputOffset(0); err != nil {
+				t.Fatal(err)
+			}
+			for s := roString; len(s) > 0; {
+				k := min(piece, len(s))
+				if n, err := sub.WriteString(s[:k]); n != k || err != nil {
+					t.Fatalf("subtree hasher: WriteString of %d bytes = %d, %v", k, n, err)
+				}
+				s = s[k:]
+			}
+			if got := sub.Sum(nil); !bytes.Equal(got, want[:]) {
+				t.Errorf("subtree hasher: WriteString in pieces of %d bytes: %x, want %x", piece, got, want)
 			}
 		}
 	})
