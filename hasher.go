@@ -537,6 +537,14 @@ func (h *Hasher) BlockSize() int { return 64 }
 // the Hasher to the provided buffer and returns it. It does not change the
 // Hasher's state.
 func (h *Hasher) Sum(b []byte) []byte {
+	if h.mode == modeHash && h.front == 0 && !h.live && h.g == nil && !h.sub.on && (h.gen == nil || *h.gen == h.ngen) {
+		// A plain hash of input only gathered, on either path or before
+		// either (as the switch below would hash it): the one-shot hash,
+		// without the layers below (a reused Hasher's small Sum,
+		// docs/zeebo-api.md).
+		s := Sum256(h.pending())
+		return append(b, s[:]...)
+	}
 	if s, ok := h.subSum(b); ok {
 		return s
 	}
