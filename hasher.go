@@ -556,10 +556,7 @@ func (h *Hasher) Sum(b []byte) []byte {
 	b = slices.Grow(b, 32)[:n+32]
 	out := b[n:]
 	switch {
-	case h.path == pathGo && h.mode == modeHash:
-		sum := Sum256(h.pending())
-		copy(out, sum[:])
-	case h.path == pathGo:
+	case h.path == pathGo: // keyed modes: a plain hash took the path above
 		goXOF(h.goRoot(), 0, out)
 	case h.front != 0:
 		var t ffi.Tree

@@ -1052,31 +1052,23 @@ func TestWriteStringReadOnly(t *testing.T) {
 	want := zeebo.Sum256([]byte(roString))
 	subBackends(t, func(t *testing.T) {
 		for _, piece := range []int{len(roString), 1, 63, chunkLen, firstLen + 1, bufSize} {
-			h := New()
-			for s := roString; len(s) > 0; {
-				k := min(piece, len(s))
-				if n, err := h.WriteString(s[:k]); n != k || err != nil {
-					t.Fatalf("WriteString of %d bytes = %d, %v", k, n, err)
-				}
-				s = s[k:]
-			}
-			if got := h.Sum(nil); !bytes.Equal(got, want[:]) {
-				t.Errorf("WriteString in pieces of %d bytes: %x, want %x", piece, got, want)
-			}
-			// A subtree hasher (the Go path's tree on the Go backend).
+			// A plain hasher, and a subtree one (the Go path's tree on the
+			// Go backend).
 			sub := New()
 			if err := sub.SetInputOffset(0); err != nil {
 				t.Fatal(err)
 			}
-			for s := roString; len(s) > 0; {
-				k := min(piece, len(s))
-				if n, err := sub.WriteString(s[:k]); n != k || err != nil {
-					t.Fatalf("subtree hasher: WriteString of %d bytes = %d, %v", k, n, err)
+			for _, h := range []*Hasher{New(), sub} {
+				for s := roString; len(s) > 0; {
+					k := min(piece, len(s))
+					if n, err := h.WriteString(s[:k]); n != k || err != nil {
+						t.Fatalf("subtree %v: WriteString of %d bytes = %d, %v", h == sub, k, n, err)
+					}
+					s = s[k:]
 				}
-				s = s[k:]
-			}
-			if got := sub.Sum(nil); !bytes.Equal(got, want[:]) {
-				t.Errorf("subtree hasher: WriteString in pieces of %d bytes: %x, want %x", piece, got, want)
+				if got := h.Sum(nil); !bytes.Equal(got, want[:]) {
+					t.Errorf("subtree %v: WriteString in pieces of %d bytes: %x, want %x", h == sub, piece, got, want)
+				}
 			}
 		}
 	})
