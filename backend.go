@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"golang.org/x/sys/cpu"
+
 	"github.com/purego-blake3/blake3/internal/ffi"
 )
 
@@ -48,6 +50,7 @@ var (
 func setBackend(b backendState) {
 	active = b
 	lib = b.sym
+	outGo = outputInGo(lib != nil, runtime.GOOS, runtime.GOARCH, cpu.X86.HasAVX2, b.info.SIMD)
 	startDispatch(lib)
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/purego-blake3/blake3/internal/ffi"
 	zeebo "github.com/zeebo/blake3"
 	luke "lukechampine.com/blake3"
+	"lukechampine.com/blake3/guts"
 )
 
 // benchSizes are the input sizes of docs/benchmarks.md's table.
@@ -361,6 +362,43 @@ func BenchmarkDigestRead(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkGoXOF produces the output of a 64-byte input, one read of each
+// size at position 0 of a fresh output, in the ways a Digest can (goXOF in
+// runs of guts.MaxSIMD blocks and one block at a time, the library), and
+// as zeebo's and lukechampine's own Digest and XOF reader do: the figures
+// behind outGo's rule and goXOF's choice between runs and blocks.
+func BenchmarkGoXOF(b *testing.B) {
+	in := vectorInput(64)
+	node := guts.CompressChunk(in, &guts.IV, 0, 0)
+	saved := xofRuns
+	defer func() { xofRuns = saved }()
+	for _, n := range []int{64, 128, 192, 1 << 10, 64 << 10} {
+		out := make([]byte, n)
+		run := func(name string, f func()) {
+			b.Run("read="+sizeName(n)+"/impl="+name, func(b *testing.B) {
+				b.SetBytes(int64(n))
+				for b.Loop() {
+					f()
+				}
+			})
+		}
+		xofRuns = true
+		run("go-runs", func() { goXOF(node, 0, out) })
+		xofRuns = false
+		run("go-blocks", func() { goXOF(node, 0, out) })
+		xofRuns = saved
+		if lib != nil {
+			run("native", func() { must(lib.HashXOF(modeHash, nil, false, in, 0, out)) })
+		}
+		z := zeebo.New()
+		_, _ = z.Write(in)
+		run("zeebo", func() { _, _ = z.Digest().Read(out) })
+		l := luke.New(32, nil)
+		_, _ = l.Write(in)
+		run("lukechampine", func() { _, _ = l.XOF().Read(out) })
 	}
 }
 

@@ -94,12 +94,43 @@ func (d *Digest) fetch(pos uint64, p []byte) {
 			d.first(p)
 			return
 		}
-		must(lib.HashXOF(d.mode, d.modeKey(), false, d.in[:d.n], pos, p))
+		// The root node is computed once, by lukechampine's portable code,
+		// at about twice the time per block of input that the library
+		// takes to hash the input again at each fetch; from the node, the
+		// output comes at about a third of the library's time per block
+		// (BenchmarkGoXOF). So the library serves a fetch that is short
+		// next to the input (BenchmarkDigestNew), and the node the rest,
+		// from then on.
+		if !outGo || 2*len(p) <= 3*d.n-chunkLen {
+			must(lib.HashXOF(d.mode, d.modeKey(), false, d.in[:d.n], pos, p))
+			return
+		}
+		d.src, d.node = srcNode, guts.CompressChunk(d.in[:d.n], keyWords(d.mode, &d.key), 0, modeFlags(d.mode))
 	case srcMerge:
-		must(lib.MergeRoot(&d.left, &d.right, d.mode, d.modeKey(), pos, p))
-	case srcNode:
-		goXOF(d.node, pos, p)
+		if !outGo {
+			must(lib.MergeRoot(&d.left, &d.right, d.mode, d.modeKey(), pos, p))
+			return
+		}
+		d.src, d.node = srcNode, parentNode(&d.left, &d.right, keyWords(d.mode, &d.key), modeFlags(d.mode))
 	}
+	goXOF(d.node, pos, p)
+}
+
+// outGo reports whether the output of a Digest on the native path (but for
+// a short input's first read) is computed in Go, from its root node, rather
+// than by the library. The crate computes output blocks side by side only
+// with AVX-512 on unix (its Platform::xof_many); elsewhere it compresses
+// one block per call, as zeebo does, while lukechampine's code compresses 8
+// blocks side by side in AVX2 assembly (16 with AVX-512): on an AVX2 host,
+// about three times the library's output speed (BenchmarkGoXOF,
+// docs/benchmarks.md). It is set with the backend (outputInGo).
+var outGo bool
+
+// outputInGo is outGo's rule: Go on amd64 with AVX2 (goXOF's runs), but
+// where the library has AVX-512 on unix, whose runs are as wide; the
+// library elsewhere, as on arm64, where neither Go package has assembly.
+func outputInGo(haveLib bool, goos, goarch string, avx2 bool, simd string) bool {
+	return haveLib && goarch == "amd64" && avx2 && (simd != "avx512" || goos == "windows")
 }
 
 // first writes the first len(p) <= 64 bytes of the output of a short

@@ -8,11 +8,14 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"testing"
 
 	zeebo "github.com/zeebo/blake3"
+	"golang.org/x/sys/cpu"
+	"lukechampine.com/blake3/guts"
 )
 
 func TestBadInputSeek(t *testing.T) {
@@ -247,6 +250,10 @@ func TestDifferentialDigestSmallReads(t *testing.T) {
 	if !nativeActive(t) {
 		t.Skip("native backend not active")
 	}
+	forEachOutput(t, digestSmallReads)
+}
+
+func digestSmallReads(t *testing.T) {
 	h := New()
 	_, _ = h.Write(vectorInput(3*bufSize + 5))
 	read := func(d *Digest, what string, n int) {
@@ -343,6 +350,7 @@ func FuzzDigestSeek(f *testing.F) {
 			// Large enough for the native digest.
 			data = bytes.Repeat(data, (bufSize+1)/len(data)+1)
 		}
+		defer setOutput(int(mode>>4) & 3)() // bits 4-5: how the output is computed
 		h := newModeHasher(t, m, key, ctx)
 		_, _ = h.Write(data)
 		z := newRefHasher(t, m, key, ctx)
@@ -394,8 +402,11 @@ func TestDigestFirstRead(t *testing.T) {
 		if lib != nil {
 			impls = append(impls, implNative)
 		}
-		for _, im := range impls {
+		for i, im := range impls {
 			planNow.Store(planAll(im))
+			if lib != nil {
+				defer setOutput(i)() // each plan with another output
+			}
 			digestFirstReads(t, in, im)
 		}
 	})
@@ -424,5 +435,85 @@ func digestFirstReads(t *testing.T, in []byte, im impl) {
 				}
 			}
 		}
+	}
+}
+
+// TestGoXOF: goXOF, in runs and one block at a time, gives the bytes that
+// zeebo's digest gives, at positions and lengths around blocks and runs, in
+// every mode; and across 2^64, where the position wraps, what the library
+// gives (the block counter goes on).
+func TestGoXOF(t *testing.T) {
+	saved := xofRuns
+	defer func() { xofRuns = saved }()
+	in := vectorInput(chunkLen)
+	for _, m := range marshalModes {
+		for _, n := range []int{0, 1, 64, 65, chunkLen} {
+			h, z := m.new(), m.ref()
+			_, _ = h.Write(in[:n])
+			_, _ = z.Write(in[:n])
+			key, flags := h.goModeKey()
+			node := guts.CompressChunk(in[:n], &key, 0, flags)
+			ref := make([]byte, 3*xofRun+200)
+			_, _ = z.Digest().Read(ref)
+			for _, runs := range []bool{false, true} {
+				xofRuns = runs
+				for _, pos := range []int{0, 1, 63, 64, 65, 1000, xofRun, xofRun + 1, 2*xofRun - 1, 2*xofRun + 64} {
+					for _, k := range []int{1, 63, 64, 65, 128, 129, 192, xofRun - 1, xofRun, xofRun + 1, 2*xofRun + 100} {
+						if pos+k > len(ref) {
+							continue
+						}
+						got := make([]byte, k)
+						goXOF(node, uint64(pos), got)
+						if !bytes.Equal(got, ref[pos:pos+k]) {
+							t.Fatalf("%s, %d bytes, runs=%v: %d bytes at %d: %s, want %s", m.name, n, runs, k, pos, shortHex(got), shortHex(ref[pos:pos+k]))
+						}
+					}
+				}
+				if lib == nil {
+					continue
+				}
+				for _, back := range []uint64{1, 64, 100, xofRun + 3} {
+					pos := math.MaxUint64 - back + 1
+					got, want := make([]byte, 3*xofRun), make([]byte, 3*xofRun)
+					goXOF(node, pos, got)
+					must(lib.HashXOF(h.mode, h.modeKey(), false, in[:n], pos, want))
+					if !bytes.Equal(got, want) {
+						t.Fatalf("%s, %d bytes, runs=%v: across 2^64 from %d: %s, library %s", m.name, n, runs, pos, shortHex(got), shortHex(want))
+					}
+				}
+			}
+		}
+	}
+	if lib == nil {
+		t.Log("no native library: output across 2^64 not compared")
+	}
+}
+
+// TestOutputInGo: where a native Digest's output is computed in Go.
+func TestOutputInGo(t *testing.T) {
+	for _, c := range []struct {
+		lib        bool
+		goos, arch string
+		avx2       bool
+		simd       string
+		want       bool
+	}{
+		{true, "linux", "amd64", true, "avx2", true},
+		{true, "linux", "amd64", true, "avx512", false}, // the crate's xof_many
+		{true, "darwin", "amd64", true, "avx512", false},
+		{true, "windows", "amd64", true, "avx512", true}, // xof_many is unix only
+		{true, "windows", "amd64", true, "avx2", true},
+		{true, "linux", "amd64", false, "sse41", false}, // no runs in Go
+		{true, "linux", "arm64", false, "neon", false},
+		{false, "linux", "amd64", true, "", false}, // no library: the Go path
+	} {
+		if got := outputInGo(c.lib, c.goos, c.arch, c.avx2, c.simd); got != c.want {
+			t.Errorf("outputInGo(%v, %s, %s, avx2=%v, %s) = %v, want %v", c.lib, c.goos, c.arch, c.avx2, c.simd, got, c.want)
+		}
+	}
+	// And the backend in use follows it.
+	info := Backend()
+	if want := outputInGo(lib != nil, runtime.GOOS, runtime.GOARCH, cpu.X86.HasAVX2, info.SIMD); outGo != want {
+		t.Errorf("%s backend at %s: output in Go %v, want %v", info.Name, info.SIMD, outGo, want)
 	}
 }

@@ -6,6 +6,9 @@ package blake3
 import (
 	"encoding/binary"
 	"math/bits"
+	"runtime"
+
+	"golang.org/x/sys/cpu"
 
 	"lukechampine.com/blake3/guts"
 )
@@ -119,15 +122,50 @@ func (t *goTree) node() guts.Node {
 func chainingValue(n guts.Node) [8]uint32 { return guts.ChainingValue(n) }
 
 // goXOF fills p with the root output of node n from byte position pos.
+// Where lukechampine has assembly that compresses a run of guts.MaxSIMD
+// blocks side by side (xofRuns), it computes whole runs: into p where one
+// fits there from a block boundary, else into a buffer; one block at a time
+// (guts.CompressNode) it computes the rest, and the one or two blocks that a
+// short read spans, which take less than a run (BenchmarkGoXOF).
 func goXOF(n guts.Node, pos uint64, p []byte) {
 	n.Flags |= guts.FlagRoot
+	// The block counter goes on past the end of the 2^64 bytes that the
+	// position covers, as the crate's and zeebo's do.
+	n.Counter = pos / guts.BlockSize
+	off := int(pos % guts.BlockSize)
 	for len(p) > 0 {
-		n.Counter = pos / guts.BlockSize
-		block := guts.WordsToBytes(guts.CompressNode(n))
-		k := copy(p, block[pos%guts.BlockSize:])
+		var k int
+		switch {
+		case !xofRuns || off+len(p) <= 2*guts.BlockSize:
+			block := guts.WordsToBytes(guts.CompressNode(n))
+			k = copy(p, block[off:])
+		case off == 0 && len(p) >= xofRun:
+			guts.CompressBlocks((*[xofRun]byte)(p), n)
+			k = xofRun
+		default:
+			k = xofRunFrom(n, off, p)
+		}
 		p = p[k:]
-		pos += uint64(k)
+		n.Counter += uint64(off+k) / guts.BlockSize
+		off = (off + k) % guts.BlockSize
 	}
+}
+
+// xofRun is the output of one guts.CompressBlocks call.
+const xofRun = guts.MaxSIMD * guts.BlockSize
+
+// xofRuns reports whether guts.CompressBlocks has assembly on this CPU (as
+// lukechampine decides it: AVX2, or AVX-512, on amd64), without which it
+// compresses its blocks one at a time.
+var xofRuns = runtime.GOARCH == "amd64" && cpu.X86.HasAVX2
+
+// xofRunFrom copies to p the output of the run of blocks that starts at n
+// (n.Counter), from byte off of it. It is apart from goXOF so that only a
+// read that needs its buffer zeroes it.
+func xofRunFrom(n guts.Node, off int, p []byte) int {
+	var run [xofRun]byte
+	guts.CompressBlocks(&run, n)
+	return copy(p, run[off:])
 }
 
 func parentNode(left, right *[32]byte, key *[8]uint32, flags uint32) guts.Node {

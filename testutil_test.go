@@ -63,6 +63,34 @@ func forEachBackend(t *testing.T, fn func(t *testing.T)) {
 	t.Run("go", fn)
 }
 
+// outputs are the ways a native Digest's output can be computed: by the
+// library, and in Go (outGo) one block at a time or in runs (xofRuns; runs
+// are correct without lukechampine's assembly too, only slower).
+var outputs = []struct {
+	name       string
+	inGo, runs bool
+}{{"output=library", false, false}, {"output=go", true, false}, {"output=go-runs", true, true}}
+
+// setOutput makes Digests compute their output the i-th way of outputs
+// (modulo their number) until the backend is set again or restore is
+// called.
+func setOutput(i int) (restore func()) {
+	savedGo, savedRuns := outGo, xofRuns
+	o := outputs[i%len(outputs)]
+	outGo, xofRuns = o.inGo, o.runs
+	return func() { outGo, xofRuns = savedGo, savedRuns }
+}
+
+// forEachOutput runs fn once for each way of outputs.
+func forEachOutput(t *testing.T, fn func(t *testing.T)) {
+	t.Helper()
+	for i, o := range outputs {
+		restore := setOutput(i)
+		t.Run(o.name, fn)
+		restore()
+	}
+}
+
 // withGoBackend runs fn with the Go path forced, then restores the backend.
 func withGoBackend(fn func()) {
 	prev := active
