@@ -22,7 +22,7 @@ type Digest struct {
 	mode        uint32
 	key         [32]byte  // srcShort, srcMerge: the key or context key
 	left, right [32]byte  // srcMerge: the root's children
-	node        guts.Node // srcNode: the root, on the Go path
+	node        guts.Node // srcNode: the root, in Go
 	n           int       // srcShort: the input, in[:n]
 	in          [chunkLen]byte
 
@@ -39,9 +39,9 @@ type Digest struct {
 const (
 	srcNone  uint8 = iota // the zero Digest, not from a Hasher
 	srcGo                 // a zeebo Digest
-	srcShort              // the library, hashing in[:n] (one chunk or less) at each fetch
-	srcMerge              // the library, merging left and right at each fetch
-	srcNode               // lukechampine's primitives, from node
+	srcShort              // the input, in[:n] (one chunk or less): the library hashes it at each fetch, until fetch makes it srcNode
+	srcMerge              // the library, merging left and right at each fetch, until fetch makes it srcNode
+	srcNode               // lukechampine's primitives, from node (goXOF)
 	srcErr                // none: err
 )
 
@@ -116,14 +116,15 @@ func (d *Digest) fetch(pos uint64, p []byte) {
 	goXOF(d.node, pos, p)
 }
 
-// outGo reports whether the output of a Digest on the native path (but for
-// a short input's first read) is computed in Go, from its root node, rather
-// than by the library. The crate computes output blocks side by side only
+// outGo reports whether the output of a Digest on the native path is
+// computed in Go, from its root node, rather than by the library (but for
+// a short input's first read, and its fetches that are short next to the
+// input: fetch). The crate computes output blocks side by side only
 // with AVX-512 on unix (its Platform::xof_many); elsewhere it compresses
 // one block per call, as zeebo does, while lukechampine's code compresses 8
 // blocks side by side in AVX2 assembly (16 with AVX-512): on an AVX2 host,
 // about three times the library's output speed (BenchmarkGoXOF,
-// docs/benchmarks.md). It is set with the backend (outputInGo).
+// docs/dispatch.md). It is set with the backend (outputInGo).
 var outGo bool
 
 // outputInGo is outGo's rule: Go on amd64 with AVX2 (goXOF's runs), but

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"sync"
 	"testing"
 
 	zeebo "github.com/zeebo/blake3"
@@ -244,23 +245,48 @@ func TestDifferentialSeekLimits(t *testing.T) {
 // for small reads (digest.go); every Read must still return exactly what
 // the library gives at that position for that length, whatever the sizes,
 // seeks, copies by value and positions near 2^64 (where the position wraps
-// but the crate's output blocks do not). Fixed sequences hit the edges
-// every run; random ones follow.
+// but the crate's output blocks do not), in every mode, for a short input
+// and a long one, with the output computed by the library and in Go (each
+// of outputs). Fixed sequences hit the edges every run; random ones follow.
 func TestDifferentialDigestSmallReads(t *testing.T) {
 	if !nativeActive(t) {
 		t.Skip("native backend not active")
 	}
-	forEachOutput(t, digestSmallReads)
+	forEachOutput(t, func(t *testing.T) {
+		long := vectorInput(3*bufSize + 5)
+		key := []byte(vectorKey)
+		for _, m := range allHashModes {
+			for _, in := range [][]byte{long, long[:700]} {
+				h := newModeHasher(t, m, key, vectorContext)
+				_, _ = h.Write(in)
+				digestSmallReads(t, h)
+			}
+		}
+	})
 }
 
-func digestSmallReads(t *testing.T) {
-	h := New()
-	_, _ = h.Write(vectorInput(3*bufSize + 5))
+// digestSmallReads reads h's Digest as TestDifferentialDigestSmallReads
+// says, against the library's output, fetched from the Digest of h as it
+// is first taken (a short input's or a merge's, which the library gives).
+func digestSmallReads(t *testing.T, h *Hasher) {
+	ref := h.Digest()
+	libOutput := func(pos uint64, n int) []byte {
+		t.Helper()
+		out := make([]byte, n)
+		switch ref.src {
+		case srcShort:
+			must(lib.HashXOF(ref.mode, ref.modeKey(), false, ref.in[:ref.n], pos, out))
+		case srcMerge:
+			must(lib.MergeRoot(&ref.left, &ref.right, ref.mode, ref.modeKey(), pos, out))
+		default:
+			t.Fatalf("a Digest from source %d, not the library's", ref.src)
+		}
+		return out
+	}
 	read := func(d *Digest, what string, n int) {
 		t.Helper()
 		pos := d.pos
-		want := make([]byte, n)
-		d.fetch(pos, want)
+		want := libOutput(pos, n)
 		got := make([]byte, n)
 		for i := range got {
 			got[i] = ^want[i] // so that a byte left unwritten shows
@@ -344,6 +370,11 @@ func FuzzDigestSeek(f *testing.F) {
 	f.Add([]byte("abc"), byte(0x81), []byte{2, 0xff, 0x11, 4, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0x21, 2, 0x01, 0x21})
 	f.Add([]byte{1, 2, 3, 4}, byte(0x82), []byte{6, 0x7f, 2, 0xf6, 0x03, 0xfe, 0x0e, 0x09})
 	f.Add([]byte("seek before start"), byte(0x83), []byte{0x03, 0x02, 0xfe, 0x03, 0x0a, 0x03, 0x01})
+	// Bits 4-5 of the mode: the output computed in Go, one block at a
+	// time (1) and in runs (2).
+	f.Add([]byte("abc"), byte(0x91), []byte{0x03, 0x81, 0x00, 0x40, 0, 0, 0, 0, 0, 0, 0, 0x21, 0x7f})
+	f.Add([]byte{1, 2, 3, 4}, byte(0xa2), []byte{0xff, 0x06, 0x7f, 0x09, 0xff})
+	f.Add([]byte("short"), byte(0x20), []byte{0x83, 0x02, 0x11, 0x41})
 	f.Fuzz(func(t *testing.T, data []byte, mode byte, program []byte) {
 		m, key, ctx := fuzzModeOf(mode)
 		if mode&0x80 != 0 && len(data) > 0 {
@@ -505,7 +536,8 @@ func TestOutputInGo(t *testing.T) {
 		{true, "windows", "amd64", true, "avx2", true},
 		{true, "linux", "amd64", false, "sse41", false}, // no runs in Go
 		{true, "linux", "arm64", false, "neon", false},
-		{false, "linux", "amd64", true, "", false}, // no library: the Go path
+		{true, "linux", "arm64", true, "neon", false}, // whatever the flag says
+		{false, "linux", "amd64", true, "", false},    // no library: the Go path
 	} {
 		if got := outputInGo(c.lib, c.goos, c.arch, c.avx2, c.simd); got != c.want {
 			t.Errorf("outputInGo(%v, %s, %s, avx2=%v, %s) = %v, want %v", c.lib, c.goos, c.arch, c.avx2, c.simd, got, c.want)
@@ -516,4 +548,56 @@ func TestOutputInGo(t *testing.T) {
 	if want := outputInGo(lib != nil, runtime.GOOS, runtime.GOARCH, cpu.X86.HasAVX2, info.SIMD); outGo != want {
 		t.Errorf("%s backend at %s: output in Go %v, want %v", info.Name, info.SIMD, outGo, want)
 	}
+}
+
+// TestDigestReadAheadCopies: a Digest's read-ahead buffer is its own, not
+// its copies': the original and a copy by value read in small pieces on two
+// goroutines at once (under the race detector, a shared buffer is a
+// report), and a copy written back over the original after the original
+// read on gives the output at its own position, on each backend, for a
+// short input (one block, more than one) and a long one.
+func TestDigestReadAheadCopies(t *testing.T) {
+	forEachBackend(t, func(t *testing.T) {
+		for _, n := range []int{64, 65, 3 * chunkLen} {
+			in := vectorInput(n)
+			z := zeebo.New()
+			_, _ = z.Write(in)
+			want := make([]byte, 8<<10)
+			_, _ = z.Digest().Read(want)
+			h := New()
+			_, _ = h.Write(in)
+			read := func(d *Digest, from, to int) error {
+				got := make([]byte, 32)
+				for pos := from; pos < to; pos += len(got) {
+					if _, err := d.Read(got); err != nil || !bytes.Equal(got, want[pos:pos+len(got)]) {
+						return fmt.Errorf("%d bytes of input: 32 bytes at %d: %x, %v; want %x", n, pos, got, err, want[pos:pos+len(got)])
+					}
+				}
+				return nil
+			}
+			d := h.Digest()
+			if err := read(d, 0, 64); err != nil { // the second read fills d's buffer
+				t.Fatal(err)
+			}
+			c := *d
+			var wg sync.WaitGroup
+			errs := make([]error, 2)
+			wg.Go(func() { errs[0] = read(d, 64, 4096) })
+			wg.Go(func() { errs[1] = read(&c, 64, 4096) })
+			wg.Wait()
+			for _, err := range errs {
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			back := *d
+			if err := read(d, 4096, 6144); err != nil {
+				t.Fatal(err)
+			}
+			*d = back // at 4096 again, with the buffer d filled beyond it
+			if err := read(d, 4096, 8192); err != nil {
+				t.Fatalf("after a copy was written back: %v", err)
+			}
+		}
+	})
 }

@@ -161,7 +161,10 @@ var xofRuns = runtime.GOARCH == "amd64" && cpu.X86.HasAVX2
 
 // xofRunFrom copies to p the output of the run of blocks that starts at n
 // (n.Counter), from byte off of it. It is apart from goXOF so that only a
-// read that needs its buffer zeroes it.
+// read that needs its buffer zeroes it, and only such a read's frame holds
+// it.
+//
+//go:noinline
 func xofRunFrom(n guts.Node, off int, p []byte) int {
 	var run [xofRun]byte
 	guts.CompressBlocks(&run, n)
