@@ -367,7 +367,8 @@ func BenchmarkDigestRead(b *testing.B) {
 
 // BenchmarkGoXOF produces the output of a 64-byte input, one read of each
 // size at position 0 of a fresh output, in the ways a Digest can (goXOF in
-// runs of guts.MaxSIMD blocks and one block at a time, the library), and
+// runs of guts.MaxSIMD blocks, and one block at a time with zeebo's
+// compression or lukechampine's, the library), and
 // as zeebo's and lukechampine's own Digest and XOF reader do: the figures
 // behind outGo's rule and goXOF's choice between runs and blocks.
 func BenchmarkGoXOF(b *testing.B) {
@@ -389,7 +390,9 @@ func BenchmarkGoXOF(b *testing.B) {
 		run("go-runs", func() { goXOF(node, 0, out) })
 		xofRuns = false
 		run("go-blocks", func() { goXOF(node, 0, out) })
-		xofRuns = saved
+		zeeboBlocks = false
+		run("go-blocks-lukechampine", func() { goXOF(node, 0, out) })
+		xofRuns, zeeboBlocks = saved, true
 		if lib != nil {
 			run("native", func() { must(lib.HashXOF(modeHash, nil, false, in, 0, out)) })
 		}

@@ -469,13 +469,13 @@ func digestFirstReads(t *testing.T, in []byte, im impl) {
 	}
 }
 
-// TestGoXOF: goXOF, in runs and one block at a time, gives the bytes that
-// zeebo's digest gives, at positions and lengths around blocks and runs, in
-// every mode; and across 2^64, where the position wraps, what the library
-// gives (the block counter goes on).
+// TestGoXOF: goXOF, in runs and one block at a time (by zeebo or by
+// lukechampine), gives the bytes that zeebo's digest gives, at positions and
+// lengths around blocks and runs, in every mode; and across 2^64, where the
+// position wraps, what the library gives (the block counter goes on).
 func TestGoXOF(t *testing.T) {
-	saved := xofRuns
-	defer func() { xofRuns = saved }()
+	saved, savedBlocks := xofRuns, zeeboBlocks
+	defer func() { xofRuns, zeeboBlocks = saved, savedBlocks }()
 	in := vectorInput(chunkLen)
 	for _, m := range marshalModes {
 		for _, n := range []int{0, 1, 64, 65, chunkLen} {
@@ -486,8 +486,8 @@ func TestGoXOF(t *testing.T) {
 			node := guts.CompressChunk(in[:n], &key, 0, flags)
 			ref := make([]byte, 3*xofRun+200)
 			_, _ = z.Digest().Read(ref)
-			for _, runs := range []bool{false, true} {
-				xofRuns = runs
+			for i, runs := range []bool{false, true, false, true} {
+				xofRuns, zeeboBlocks = runs, i < 2
 				for _, pos := range []int{0, 1, 63, 64, 65, 1000, xofRun, xofRun + 1, 2*xofRun - 1, 2*xofRun + 64} {
 					for _, k := range []int{1, 63, 64, 65, 128, 129, 192, xofRun - 1, xofRun, xofRun + 1, 2*xofRun + 100} {
 						if pos+k > len(ref) {
@@ -496,7 +496,7 @@ func TestGoXOF(t *testing.T) {
 						got := make([]byte, k)
 						goXOF(node, uint64(pos), got)
 						if !bytes.Equal(got, ref[pos:pos+k]) {
-							t.Fatalf("%s, %d bytes, runs=%v: %d bytes at %d: %s, want %s", m.name, n, runs, k, pos, shortHex(got), shortHex(ref[pos:pos+k]))
+							t.Fatalf("%s, %d bytes, runs=%v, zeebo's blocks=%v: %d bytes at %d: %s, want %s", m.name, n, runs, zeeboBlocks, k, pos, shortHex(got), shortHex(ref[pos:pos+k]))
 						}
 					}
 				}
@@ -509,7 +509,7 @@ func TestGoXOF(t *testing.T) {
 					goXOF(node, pos, got)
 					must(lib.HashXOF(h.mode, h.modeKey(), false, in[:n], pos, want))
 					if !bytes.Equal(got, want) {
-						t.Fatalf("%s, %d bytes, runs=%v: across 2^64 from %d: %s, library %s", m.name, n, runs, pos, shortHex(got), shortHex(want))
+						t.Fatalf("%s, %d bytes, runs=%v, zeebo's blocks=%v: across 2^64 from %d: %s, library %s", m.name, n, runs, zeeboBlocks, pos, shortHex(got), shortHex(want))
 					}
 				}
 			}

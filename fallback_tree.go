@@ -8,8 +8,8 @@ import (
 	"math/bits"
 	"runtime"
 
+	"github.com/purego-blake3/blake3/internal/ffi"
 	"golang.org/x/sys/cpu"
-
 	"lukechampine.com/blake3/guts"
 )
 
@@ -125,8 +125,8 @@ func chainingValue(n guts.Node) [8]uint32 { return guts.ChainingValue(n) }
 // Where lukechampine has assembly that compresses a run of guts.MaxSIMD
 // blocks side by side (xofRuns), it computes whole runs: into p where one
 // fits there from a block boundary, else into a buffer; one block at a time
-// (guts.CompressNode) it computes the rest, and the one or two blocks that a
-// short read spans, which take less than a run (BenchmarkGoXOF).
+// it computes the rest, and the up to four blocks that a short read spans,
+// which take less than a run (BenchmarkGoXOF).
 func goXOF(n guts.Node, pos uint64, p []byte) {
 	n.Flags |= guts.FlagRoot
 	// The block counter goes on past the end of the 2^64 bytes that the
@@ -136,7 +136,12 @@ func goXOF(n guts.Node, pos uint64, p []byte) {
 	for len(p) > 0 {
 		var k int
 		switch {
-		case !xofRuns || off+len(p) <= 2*guts.BlockSize:
+		case !xofRuns || off+len(p) <= 4*guts.BlockSize:
+			// The rest, one block at a time: zeebo's compression, which
+			// has assembly on amd64, where its layout is known.
+			if zeeboBlocks && ffi.ZeeboOutput(n, off, p) {
+				return
+			}
 			block := guts.WordsToBytes(guts.CompressNode(n))
 			k = copy(p, block[off:])
 		case off == 0 && len(p) >= xofRun:
@@ -158,6 +163,12 @@ const xofRun = guts.MaxSIMD * guts.BlockSize
 // lukechampine decides it: AVX2, or AVX-512, on amd64), without which it
 // compresses its blocks one at a time.
 var xofRuns = runtime.GOARCH == "amd64" && cpu.X86.HasAVX2
+
+// zeeboBlocks reports whether goXOF computes single blocks with zeebo's
+// compression (ffi.ZeeboOutput, where the layout of zeebo's Digest is the
+// one known), rather than with lukechampine's portable CompressNode; tests
+// turn it off to reach the latter.
+var zeeboBlocks = true
 
 // xofRunFrom copies to p the output of the run of blocks that starts at n
 // (n.Counter), from byte off of it. It is apart from goXOF so that only a

@@ -592,7 +592,15 @@ func (h *Hasher) digest(d *Digest) {
 		h.spillGo() // the root of more than a chunk, from zeebo's hasher
 	}
 	if h.path == pathGo && h.g != nil {
-		*d = Digest{src: srcGo, g: *h.g.Digest()}
+		z := h.g.Digest()
+		if xofRuns {
+			// From its root node, for goXOF's runs (docs/dispatch.md).
+			if n, ok := ffi.ZeeboRoot(z); ok {
+				*d = Digest{src: srcNode, node: n}
+				return
+			}
+		}
+		*d = Digest{src: srcGo, g: *z}
 		return
 	}
 	if h.path == pathGo {

@@ -117,6 +117,117 @@ func ZeeboLen(h *zeebo.Hasher) (uint64, bool) {
 	return v.h.chunks*1024 + v.h.len, true
 }
 
+// zeeboDigest has the layout of zeebo.Digest (digest.go of v0.2.4): the
+// root node it reads its output from, with the output block's counter in
+// place of the node's (a root's is 0), and the last block it computed.
+type zeeboDigest struct {
+	counter uint64
+	chain   [8]uint32
+	block   [16]uint32
+	blen    uint32
+	flags   uint32
+	buf     [16]uint32
+	bufn    int
+}
+
+func digestView(d *zeebo.Digest) *zeeboDigest { return (*zeeboDigest)(unsafe.Pointer(d)) }
+
+// ZeeboRoot returns the root node of the output of d, a Digest that
+// zeebo's Hasher.Digest returned and nothing read, and false unless
+// ZeeboDigestOK.
+func ZeeboRoot(d *zeebo.Digest) (guts.Node, bool) {
+	if !zeeboDigestOK() {
+		return guts.Node{}, false
+	}
+	return zeeboRoot(d), true
+}
+
+func zeeboRoot(d *zeebo.Digest) guts.Node {
+	v := digestView(d)
+	return guts.Node{CV: v.chain, Block: v.block, Counter: v.counter, BlockLen: v.blen, Flags: v.flags}
+}
+
+// ZeeboOutput fills p with the root output of node n from block n.Counter
+// on, from byte off (below 64) of that block: with zeebo's compression of
+// one block (SSE4.1 assembly on amd64; lukechampine's CompressNode is
+// portable Go), one block at a time. It returns false, having written
+// nothing, unless ZeeboDigestOK.
+func ZeeboOutput(n guts.Node, off int, p []byte) bool {
+	if !zeeboDigestOK() {
+		return false
+	}
+	zeeboOutput(n, off, p)
+	return true
+}
+
+func zeeboOutput(n guts.Node, off int, p []byte) {
+	var d zeebo.Digest
+	v := digestView(&d)
+	v.counter, v.chain, v.block, v.blen, v.flags = n.Counter, n.CV, n.Block, n.BlockLen, n.Flags|guts.FlagRoot
+	if off > 0 {
+		var skip [64]byte
+		_, _ = d.Read(skip[:off])
+	}
+	_, _ = d.Read(p)
+}
+
+// checkInput is the known input of n bytes and the key (as bytes and as
+// words) that the layout checks hash.
+func checkInput(n int) (in []byte, key [32]byte, kw [8]uint32) {
+	in = make([]byte, n)
+	for i := range in {
+		in[i] = byte(i % 251)
+	}
+	key[31] = 1
+	for i := range kw {
+		kw[i] = binary.LittleEndian.Uint32(key[4*i:])
+	}
+	return in, key, kw
+}
+
+var zeeboDigestOK = sync.OnceValue(zeeboDigestCheck)
+
+// ZeeboDigestOK reports whether zeebo's Digest has the layout this file
+// expects, checked once: by size, then, for a keyed input of more than a
+// chunk and a plain one of less than a block, its root against
+// lukechampine's primitives, and its output through zeeboOutput against
+// its own Read.
+func ZeeboDigestOK() bool { return zeeboDigestOK() }
+
+func zeeboDigestCheck() bool {
+	if unsafe.Sizeof(zeebo.Digest{}) != unsafe.Sizeof(zeeboDigest{}) {
+		return false
+	}
+	in, key, kw := checkInput(2*1024 + 100)
+	keyed, _ := zeebo.NewKeyed(key[:])
+	_, _ = keyed.Write(in)
+	plain := zeebo.New()
+	_, _ = plain.Write(in[:10])
+	var buf [guts.MaxSIMD * guts.ChunkSize]byte
+	copy(buf[:], in)
+	for _, c := range []struct {
+		h    *zeebo.Hasher
+		want guts.Node
+	}{
+		{keyed, guts.CompressBuffer(&buf, len(in), &kw, 0, guts.FlagKeyedHash)},
+		{plain, guts.CompressChunk(in[:10], &guts.IV, 0, 0)},
+	} {
+		d := c.h.Digest()
+		n := zeeboRoot(d)
+		if n.Flags&^guts.FlagRoot != c.want.Flags || n.CV != c.want.CV || n.Block != c.want.Block || n.Counter != 0 || n.BlockLen != c.want.BlockLen {
+			return false
+		}
+		var want, got [200]byte
+		_, _ = d.Read(want[:])
+		n.Counter = 1 // from byte 64+3
+		zeeboOutput(n, 3, got[:len(want)-67])
+		if !bytes.Equal(got[:len(want)-67], want[67:]) {
+			return false
+		}
+	}
+	return true
+}
+
 var zeeboOK = sync.OnceValue(zeeboCheck)
 
 // ZeeboOK reports whether zeebo's hasher has the layout this file expects,
@@ -128,15 +239,7 @@ func zeeboCheck() bool {
 	if unsafe.Sizeof(zeebo.Hasher{}) != unsafe.Sizeof(zeeboHasher{}) {
 		return false
 	}
-	in := make([]byte, 3*1024+100)
-	for i := range in {
-		in[i] = byte(i % 251)
-	}
-	key := [32]byte{31: 1}
-	var kw [8]uint32
-	for i := range kw {
-		kw[i] = binary.LittleEndian.Uint32(key[4*i:])
-	}
+	in, key, kw := checkInput(3*1024 + 100)
 	h, _ := zeebo.NewKeyed(key[:])
 	_, _ = h.Write(in)
 	if v := view(h); v.h.chunks*1024+v.h.len != uint64(len(in)) {

@@ -4,11 +4,34 @@ import (
 	"testing"
 
 	zeebo "github.com/zeebo/blake3"
+	"lukechampine.com/blake3/guts"
 )
 
 func TestZeeboOK(t *testing.T) {
 	if !ZeeboOK() {
 		t.Fatal("the layout of zeebo's hasher is not the one zeebo.go expects")
+	}
+}
+
+func TestZeeboDigestOK(t *testing.T) {
+	if !ZeeboDigestOK() {
+		t.Fatal("the layout of zeebo's Digest is not the one zeebo.go expects")
+	}
+}
+
+// TestZeeboDigestGuard: where the Digest's layout check fails, the mirror
+// neither reads a zeebo Digest nor writes output.
+func TestZeeboDigestGuard(t *testing.T) {
+	saved := zeeboDigestOK
+	defer func() { zeeboDigestOK = saved }()
+	zeeboDigestOK = func() bool { return false }
+	h := zeebo.New()
+	if _, ok := ZeeboRoot(h.Digest()); ok {
+		t.Error("ZeeboRoot without the layout check: a node")
+	}
+	p := []byte{7}
+	if ZeeboOutput(guts.Node{}, 0, p) || p[0] != 7 {
+		t.Error("ZeeboOutput without the layout check: output")
 	}
 }
 
