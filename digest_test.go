@@ -601,3 +601,38 @@ func TestDigestReadAheadCopies(t *testing.T) {
 		}
 	})
 }
+
+// TestDigestGoPathReused: on the Go path, a Hasher that has hashed more
+// than it gathers keeps zeebo's hasher through Reset, so that a short
+// input written after a Reset is in zeebo's hasher, and its Digest is read
+// from zeebo's one-chunk root (ffi.ZeeboRoot) where goXOF has runs, and is
+// zeebo's own Digest where not: against zeebo, in every mode.
+func TestDigestGoPathReused(t *testing.T) {
+	saved := xofRuns
+	defer func() { xofRuns = saved }()
+	big := vectorInput(1 << 20)
+	withGoBackend(func() {
+		for _, runs := range []bool{false, true} {
+			xofRuns = runs
+			for _, m := range marshalModes {
+				h, z := m.new(), m.ref()
+				_, _ = h.Write(big)
+				for _, n := range []int{0, 1, 10, 64, 65, 1000, 1024, 1025, 5000} {
+					h.Reset()
+					z.Reset()
+					_, _ = h.Write(big[:n])
+					_, _ = z.Write(big[:n])
+					if h.g == nil {
+						t.Fatalf("%s, %d bytes after a Reset: no zeebo hasher, which this test is for", m.name, n)
+					}
+					got, want := make([]byte, 200), make([]byte, 200)
+					_, _ = h.Digest().Read(got)
+					_, _ = z.Digest().Read(want)
+					if !bytes.Equal(got, want) {
+						t.Fatalf("runs=%v, %s, %d bytes after a Reset: %s, want %s", runs, m.name, n, shortHex(got), shortHex(want))
+					}
+				}
+			}
+		}
+	})
+}

@@ -3,6 +3,7 @@ package ffi
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"sync"
 	"unsafe"
 
@@ -189,9 +190,10 @@ var zeeboDigestOK = sync.OnceValue(zeeboDigestCheck)
 
 // ZeeboDigestOK reports whether zeebo's Digest has the layout this file
 // expects, checked once: by size, then, for a keyed input of more than a
-// chunk and a plain one of less than a block, its root against
-// lukechampine's primitives, and its output through zeeboOutput against
-// its own Read.
+// chunk and a plain one of less than a block, every field read (its root
+// against lukechampine's primitives, and its position and last block after
+// a seek of its own) before any is written, and last its output through
+// zeeboOutput against its own Read.
 func ZeeboDigestOK() bool { return zeeboDigestOK() }
 
 func zeeboDigestCheck() bool {
@@ -215,6 +217,17 @@ func zeeboDigestCheck() bool {
 		d := c.h.Digest()
 		n := zeeboRoot(d)
 		if n.Flags&^guts.FlagRoot != c.want.Flags || n.CV != c.want.CV || n.Block != c.want.Block || n.Counter != 0 || n.BlockLen != c.want.BlockLen {
+			return false
+		}
+		// The other fields, read only, before anything is written
+		// through the mirror: after a seek to byte 3 of block 5, zeebo
+		// has computed block 5 into buf, counts block 6 next, and has
+		// 61 bytes of it left.
+		s := *d
+		_, _ = s.Seek(5*64+3, io.SeekStart)
+		b := n
+		b.Counter, b.Flags = 5, n.Flags|guts.FlagRoot
+		if v := digestView(&s); v.counter != 6 || v.bufn != 61 || v.buf != guts.CompressNode(b) {
 			return false
 		}
 		var want, got [200]byte
