@@ -103,8 +103,23 @@ type streamHash interface {
 
 // BenchmarkStream writes 16 MiB through a Hasher in pieces of each size.
 func BenchmarkStream(b *testing.B) {
+	benchStream(b, 16<<20, []int{64, 1 << 10, 64 << 10}, false)
+}
+
+// BenchmarkSumEachWrite writes 256 KiB through a Hasher in pieces of each
+// size and takes its Sum after each piece, as a caller that keeps a running
+// hash does: what a Sum costs where the Hasher has gathered part of a
+// stream (absorb hands the chunks gathered to the library from the second
+// Sum on, as zeebo's Sum does).
+func BenchmarkSumEachWrite(b *testing.B) {
+	benchStream(b, 256<<10, []int{64, 1 << 10, 4 << 10}, true)
+}
+
+// benchStream writes total bytes through a Hasher of each implementation
+// in pieces of each size, and takes its Sum at the end, or after each
+// piece (sumEach).
+func benchStream(b *testing.B, total int, pieces []int, sumEach bool) {
 	waitPlan()
-	const total = 16 << 20
 	data := make([]byte, total)
 	impls := []struct {
 		name  string
@@ -116,17 +131,20 @@ func BenchmarkStream(b *testing.B) {
 		{"zeebo", func() streamHash { return zeebo.New() }, noSetup},
 		{"lukechampine", func() streamHash { return luke.New(32, nil) }, noSetup},
 	}
-	for _, piece := range []int{64, 1 << 10, 64 << 10} {
+	for _, piece := range pieces {
 		for _, im := range impls {
 			b.Run("piece="+sizeName(piece)+"/impl="+im.name, func(b *testing.B) {
 				defer im.setup()()
-				b.SetBytes(total)
+				b.SetBytes(int64(total))
 				b.ReportAllocs()
 				var sum [32]byte
 				for b.Loop() {
 					h := im.hash()
 					for off := 0; off < total; off += piece {
 						_, _ = h.Write(data[off : off+piece])
+						if sumEach {
+							h.Sum(sum[:0])
+						}
 					}
 					h.Sum(sum[:0])
 				}

@@ -3,7 +3,9 @@ package blake3
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
+	"sync"
 
 	"github.com/purego-blake3/blake3/internal/ffi"
 	zeebo "github.com/zeebo/blake3"
@@ -16,8 +18,8 @@ import (
 // Copy a Hasher with Clone. A Hasher holds the first 4 KiB of its input
 // itself, and the rest of its state on the heap, allocated as the input
 // needs it, so that a new Hasher that hashes a short input allocates its
-// struct and an 8-byte count, or only the count where the compiler keeps
-// it on the stack (BenchmarkNewSum). A copy by value (h2 := *h)
+// struct and a 16-byte count of changes, or only the count where the
+// compiler keeps it on the stack (BenchmarkNewSum). A copy by value (h2 := *h)
 // shares that state with the Hasher it was copied from once it has been
 // written to: from then on, once either of the two is written to (or
 // reset, or given an input offset), the other panics at its next use,
@@ -25,11 +27,16 @@ import (
 // restored from an earlier copy of itself (*h = saved), and for the
 // Hashers of a slice that append has copied. A copy taken before any input
 // is independent. None of these gives a wrong hash; save a Hasher with
-// Clone, or with MarshalBinary.
+// Clone, or with MarshalBinary. Copies by value that are only read (Sum,
+// Digest, Clone, MarshalBinary) may be read at once, on several
+// goroutines.
 //
 // On the native path, small writes are gathered on the Go side and handed to
 // the library in large batches, so a stream written in small pieces runs at
 // the library's speed, and a short stream never crosses into the library.
+// From the second Sum or Digest of what is gathered on, the library holds
+// its whole chunks too, so that a Sum after each piece of a stream hashes a
+// chunk at most, as zeebo's does.
 // On the Go path, the first 4 KiB are gathered too (the first KiB in the
 // keyed modes), and hashed in one call at Sum, as Sum256 would.
 type Hasher struct {
@@ -74,12 +81,33 @@ type Hasher struct {
 	buf   []byte
 	first [firstLen]byte
 
+	// tchunks is the count of chunks t held when h last handed it input:
+	// the input gathered starts there. A Sum, Digest, Clone or
+	// AppendBinary of a stream may since have handed t the whole chunks at
+	// the front of what is gathered (absorb), which leaves them gathered
+	// too; pending is what t does not hold. summed reports that one of
+	// them has seen the input gathered since the last hand-over (absorb
+	// waits for the second).
+	tchunks uint64
+	summed  bool
+
 	// gen counts the changes to the heap state, which it is shared with,
 	// and ngen is the count as h last left it: a copy by value, or a
 	// Hasher restored from one, whose count is behind has seen the state
 	// changed under it (mine).
-	gen  *uint64
+	gen  *shared
 	ngen uint64
+}
+
+// shared is what the Hasher holds on the heap beside its input and tree,
+// and shares with its copies by value: the count of changes to that state
+// (Hasher.gen), and a lock that Sum, Digest, Clone and AppendBinary hold
+// while they may absorb gathered input into the tree and read it. absorb
+// changes nothing a copy sees, so those four stay reads that copies may
+// make at once; the lock keeps the tree whole for them.
+type shared struct {
+	n  uint64
+	mu sync.Mutex
 }
 
 // Hashing paths.
@@ -146,7 +174,7 @@ func (h *Hasher) start() {
 // mine panics if h's heap state was changed by another Hasher since h last
 // changed it: h and that Hasher are copies by value of one another.
 func (h *Hasher) mine() {
-	if h.gen != nil && *h.gen != h.ngen {
+	if h.gen != nil && h.gen.n != h.ngen {
 		panic("blake3: Hasher used after a copy by value of it, or the Hasher it was copied from, was written to; copy a Hasher with Clone")
 	}
 }
@@ -155,8 +183,8 @@ func (h *Hasher) mine() {
 // grows, so a copy whose count is behind stays behind.
 func (h *Hasher) touch() {
 	if h.gen != nil {
-		*h.gen++
-		h.ngen = *h.gen
+		h.gen.n++
+		h.ngen = h.gen.n
 	}
 }
 
@@ -164,7 +192,7 @@ func (h *Hasher) touch() {
 // when it has none yet.
 func (h *Hasher) share() {
 	if h.gen == nil {
-		h.gen, h.ngen = new(uint64), 0
+		h.gen, h.ngen = new(shared), 0
 	}
 }
 
@@ -174,12 +202,12 @@ func (h *Hasher) share() {
 // past 2^64-1 bytes, the most BLAKE3 hashes, which only a hasher resumed
 // by UnmarshalBinary can come near (ErrSubtreeTooLarge, nothing written).
 func (h *Hasher) Write(p []byte) (int, error) {
-	if h.nbuf+len(p) < h.lim && *h.gen == h.ngen {
+	if h.nbuf+len(p) < h.lim && h.gen.n == h.ngen {
 		// The common case of a stream in small pieces: only gather (lim
 		// is 0 until h has a buffer, and gen with it).
 		h.nbuf += copy(h.buf[h.nbuf:], p)
-		*h.gen++
-		h.ngen = *h.gen
+		h.gen.n++
+		h.ngen = h.gen.n
 		return len(p), nil
 	}
 	return h.write(p)
@@ -254,7 +282,7 @@ func (h *Hasher) write(p []byte) (int, error) {
 			h.grow(room)
 			b := h.store()
 			k := copy(b[h.nbuf:room], p)
-			h.update(b[:room])
+			h.update(b[h.absorbed():room])
 			p = p[k:]
 		}
 		if room == bufSize {
@@ -322,7 +350,7 @@ func (h *Hasher) lift() {
 	}
 	h.initTree(0)
 	h.frontInto(h.t)
-	h.front = 0
+	h.front, h.tchunks = 0, h.t.Chunks
 }
 
 // frontInto adds to t, an empty tree, the tree h holds in itself (front).
@@ -394,7 +422,7 @@ func (h *Hasher) grow(n int) {
 		return
 	}
 	b := make([]byte, bufSize)
-	copy(b, h.pending())
+	copy(b, h.store()[:h.nbuf])
 	h.buf = b
 }
 
@@ -416,7 +444,7 @@ func (h *Hasher) store() []byte {
 func (h *Hasher) room() int {
 	at := h.sub.offset
 	if h.live {
-		at = h.t.Offset + h.t.Chunks*chunkLen
+		at = h.t.Offset + h.tchunks*chunkLen
 	}
 	return alignedRoom(at, bufSize)
 }
@@ -462,7 +490,7 @@ func (h *Hasher) update(p []byte) {
 		h.initTree(h.sub.offset)
 	}
 	must(lib.TreeUpdate(h.t, p, !h.sub.single && parallel(len(p))))
-	h.nbuf = 0
+	h.nbuf, h.tchunks, h.summed = 0, h.t.Chunks, false
 }
 
 // initTree makes h's tree, allocated at the first need, an empty one at
@@ -473,7 +501,7 @@ func (h *Hasher) initTree(off uint64) {
 		h.t = new(ffi.Tree)
 	}
 	must(lib.TreeInit(h.t, h.mode, h.modeKey(), off))
-	h.live = true
+	h.live, h.tchunks = true, 0
 }
 
 // modeKey is h's key as the library takes it: nil for plain hashing.
@@ -485,13 +513,100 @@ func (h *Hasher) modeKey() *[32]byte {
 }
 
 // pending is the input gathered and not yet handed to the library.
-func (h *Hasher) pending() []byte { return h.store()[:h.nbuf] }
+func (h *Hasher) pending() []byte { return h.store()[h.absorbed():h.nbuf] }
+
+// absorbed is how many bytes at the front of the input gathered the tree
+// holds (absorb).
+func (h *Hasher) absorbed() int {
+	if !h.live {
+		return 0
+	}
+	return int(h.t.Chunks-h.tchunks) * chunkLen
+}
+
+// hold takes the lock of h's heap state for a read of it (Sum, Digest,
+// Clone, AppendBinary), which then absorbs; it returns the lock to
+// release, or nil where the read changes nothing that copies by value
+// share. On the native path that is where h has a tree or a buffer on the
+// heap; on the Go path, where it has zeebo's hasher, whose Sum and Digest
+// hand its whole chunks over (as absorb does) in the hasher that copies
+// share.
+func (h *Hasher) hold() *sync.Mutex {
+	switch {
+	case h.path == pathNative && (h.buf != nil || h.live):
+	case h.path == pathGo && h.g != nil:
+	default:
+		return nil
+	}
+	h.mine()
+	h.gen.mu.Lock()
+	return &h.gen.mu
+}
+
+// absorb hands the tree the front of the input gathered (absorbLen),
+// which stays gathered as well, so that the next read hashes a chunk or an
+// aligned group at most where it would hash up to bufSize bytes again: as
+// zeebo's Sum does, for a caller that takes a Sum after each piece of a
+// stream, or several Digests of one input (BenchmarkSumEachWrite). It
+// waits for the second read since the last hand-over: a single Sum hashes
+// all that is gathered in one call, its widest SIMD, where handing the
+// front over first would cut it in narrower pieces. What it changes (the
+// tree, and h.live where the first chunks gathered make the tree) every
+// copy by value of h reads the same way, from its own tchunks and nbuf:
+// they still share one input.
+func (h *Hasher) absorb() {
+	if h.path != pathNative || h.sub.on || h.front != 0 {
+		return
+	}
+	if !h.summed {
+		h.summed = true
+		return
+	}
+	var at uint64 // chunks before the input pending (a tree's offset is 0 here)
+	if h.live {
+		at = h.t.Chunks
+	}
+	p := h.pending()
+	k := absorbLen(at, len(p))
+	if k == 0 {
+		return
+	}
+	if !h.live {
+		h.initTree(0)
+	}
+	must(lib.TreeUpdate(h.t, p[:k], false))
+}
+
+// absorbLen is how much of n bytes pending after at chunks absorb hands
+// over: the whole chunks but a last part of a chunk; or, where the input
+// pending ends at a chunk's end, all but its last aligned group of up to
+// absorbGroup chunks (the largest power of two that divides where it
+// ends, and fits), which the library hashes side by side at a Sum, where a
+// last whole chunk alone is hashed one block after the other (4 KiB
+// pieces, BenchmarkSumEachWrite). What stays is never more than the
+// smallest subtree before it, and never nothing.
+func absorbLen(at uint64, n int) int {
+	if n%chunkLen != 0 || n == 0 {
+		return n / chunkLen * chunkLen
+	}
+	chunks := uint64(n / chunkLen)
+	end := at + chunks
+	group := min(end&-end, 1<<(bits.Len64(chunks)-1), absorbGroup)
+	return n - int(group)*chunkLen
+}
+
+// absorbGroup is the most whole chunks absorb leaves: as many as the
+// narrowest SIMD the library has hashes side by side (SSE4.1, NEON), so
+// that a Sum hashes them in one pass, about the time of a last chunk alone,
+// where a larger group takes more passes at each Sum
+// (BenchmarkSumEachWrite).
+const absorbGroup = 4
 
 // Reset implements part of the hash.Hash interface. It causes the Hasher to
 // act as if it was newly created. A copy by value that may no longer be
 // used (see Hasher) lets go of the state it shared, and may be used again.
 func (h *Hasher) Reset() {
-	if h.gen != nil && *h.gen != h.ngen {
+	if h.gen != nil && h.gen.n != h.ngen {
 		// The state is another Hasher's now.
 		h.g, h.t, h.buf, h.gen, h.ngen = nil, nil, nil, nil, 0
 	}
@@ -499,7 +614,7 @@ func (h *Hasher) Reset() {
 	if h.g != nil {
 		h.g.Reset()
 	}
-	h.live, h.nbuf, h.far, h.front = false, 0, false, 0
+	h.live, h.nbuf, h.far, h.front, h.summed = false, 0, false, 0, false
 	h.sub = subState{}
 	h.setLim()
 }
@@ -510,15 +625,19 @@ func (h *Hasher) Reset() {
 // vice versa.
 func (h *Hasher) Clone() *Hasher {
 	h.mine()
+	if mu := h.hold(); mu != nil {
+		defer mu.Unlock()
+		h.absorb()
+	}
 	c := new(Hasher)
 	*c = *h
-	c.g, c.t, c.buf, c.gen, c.nbuf = nil, nil, nil, nil, 0
+	c.g, c.t, c.buf, c.gen, c.nbuf, c.summed = nil, nil, nil, nil, 0, false
 	if h.g != nil {
 		c.g = h.g.Clone()
 	}
 	if h.t != nil {
 		t := *h.t
-		c.t = &t
+		c.t, c.tchunks = &t, t.Chunks
 	}
 	c.sub = h.sub.clone()
 	c.gather(h.pending()) // and a count of changes of its own
@@ -537,7 +656,11 @@ func (h *Hasher) BlockSize() int { return 64 }
 // the Hasher to the provided buffer and returns it. It does not change the
 // Hasher's state.
 func (h *Hasher) Sum(b []byte) []byte {
-	if h.mode == modeHash && h.front == 0 && !h.live && h.g == nil && !h.sub.on && (h.gen == nil || *h.gen == h.ngen) {
+	if mu := h.hold(); mu != nil {
+		defer mu.Unlock()
+		h.absorb()
+	}
+	if h.mode == modeHash && h.front == 0 && !h.live && h.g == nil && !h.sub.on && (h.gen == nil || h.gen.n == h.ngen) {
 		// A plain hash of input only gathered, on either path or before
 		// either (as the switch below would hash it): the one-shot hash,
 		// without the layers below (a reused Hasher's small Sum,
@@ -588,6 +711,10 @@ func (h *Hasher) digest(d *Digest) {
 		return
 	}
 	h.start()
+	if mu := h.hold(); mu != nil {
+		defer mu.Unlock()
+		h.absorb()
+	}
 	if h.path == pathGo && h.g == nil && h.nbuf > chunkLen {
 		h.spillGo() // the root of more than a chunk, from zeebo's hasher
 	}

@@ -11,12 +11,14 @@ import (
 	"hash"
 	"io"
 	"math"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"unsafe"
 
@@ -384,26 +386,30 @@ func TestBadInputBatching(t *testing.T) {
 			model(n)
 			got := int(h.front) * chunkLen
 			if h.live {
-				got = int(h.t.Chunks) * chunkLen
+				got = int(h.tchunks) * chunkLen
 			}
 			if got != handed || h.nbuf != buffered {
 				t.Fatalf("round %d, after writes totalling %d (last %d): %d bytes handed over, %d buffered; want %d, %d",
 					round, total, n, got, h.nbuf, handed, buffered)
 			}
 			if i%4 == 3 {
-				before, beforeIn := *h, string(h.pending())
-				var beforeT ffi.Tree
-				if h.live {
-					beforeT = *h.t
-				}
+				// Sum and Digest leave the input where it was: gathered,
+				// after as many chunks, with the same count of changes.
+				// The second of them may hand the tree the whole chunks
+				// gathered but the last byte (absorb), which then stay
+				// gathered too.
+				before, beforeIn := *h, string(h.store()[:h.nbuf])
 				sum := h.Sum(nil)
-				h.Digest()
-				if h.live != before.live || h.nbuf != before.nbuf || h.live && *h.t != beforeT || h.front != before.front || h.fcv != before.fcv ||
-					string(h.pending()) != beforeIn || h.ngen != before.ngen {
-					t.Fatalf("round %d: Sum or Digest changed the hasher", round)
+				out := make([]byte, 32)
+				_, _ = h.Digest().Read(out)
+				absorbed := h.absorbed()
+				if h.live && !before.live && h.tchunks != 0 || before.live && h.tchunks != before.tchunks || h.nbuf != before.nbuf ||
+					h.front != before.front || h.fcv != before.fcv || string(h.store()[:h.nbuf]) != beforeIn || h.ngen != before.ngen ||
+					absorbed%chunkLen != 0 || absorbed > 0 && absorbed >= h.nbuf {
+					t.Fatalf("round %d: Sum or Digest changed the hasher's input (absorbed %d of %d bytes gathered)", round, absorbed, h.nbuf)
 				}
-				if want := zeebo.Sum256(all); !bytes.Equal(sum, want[:]) {
-					t.Fatalf("round %d: Sum of %d bytes wrong", round, total)
+				if want := zeebo.Sum256(all); !bytes.Equal(sum, want[:]) || !bytes.Equal(out, want[:]) {
+					t.Fatalf("round %d: Sum or Digest of %d bytes wrong", round, total)
 				}
 			}
 		}
@@ -1072,4 +1078,182 @@ func TestWriteStringReadOnly(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestSumAbsorbs: the second of the reads Sum, Digest, Clone and
+// AppendBinary since the input gathered was last handed over hands the
+// tree that input's whole chunks but the last byte (absorb), which stay
+// gathered. Whatever is written and read between, in every mode, every
+// hash after that is zeebo's: from the Hasher, from its Clones, from its
+// saved states resumed, and from its copies by value, which share the
+// tree and read it at once. It counts the reads that found input
+// absorbed, and fails on the native path if there are none.
+func TestSumAbsorbs(t *testing.T) {
+	key := []byte(vectorKey)
+	rng := newTestRand(testSeed(t))
+	in := randomBytes(rng, 400<<10)
+	forEachBackend(t, func(t *testing.T) {
+		native := lib != nil
+		var seen atomic.Int64
+		check := func(what string, m hashMode, h *Hasher, n int) {
+			t.Helper()
+			want := refOutput(t, m, key, vectorContext, in[:n], 0, 64)
+			for range 2 {
+				got := make([]byte, 64)
+				_, _ = h.Digest().Read(got)
+				if s := h.Sum(nil); !bytes.Equal(s, want[:32]) || !bytes.Equal(got, want) {
+					t.Fatalf("%v, %s after %d bytes: Sum %x, Digest %x; zeebo %x", m, what, n, s, got, want)
+				}
+			}
+			if h.absorbed() > 0 {
+				seen.Add(1)
+			}
+		}
+		for round := range 45 {
+			m := allHashModes[round%len(allHashModes)]
+			h := newModeHasher(t, m, key, vectorContext)
+			n := 0
+			for step := 0; step < 24 && n+2*bufSize+1 <= len(in); step++ {
+				k := []int{1, 64, chunkLen - 1, chunkLen, chunkLen + 1, 3000, firstLen, bufSize - 1, bufSize + 1, 2*bufSize + 1, rng.IntN(2 * bufSize)}[rng.IntN(11)]
+				if round%3 == 1 {
+					// Halves of chunks: input that ends within a chunk, and
+					// at a chunk's end after a read that absorbed up to
+					// one.
+					k = chunkLen / 2 * (1 + rng.IntN(24))
+				}
+				if rng.IntN(2) == 0 {
+					_, _ = h.Write(in[n : n+k])
+				} else {
+					writeInPieces(rng, h, in[n:n+k])
+				}
+				n += k
+				switch rng.IntN(6) {
+				case 0, 1:
+					check("reads", m, h, n)
+				case 2:
+					// A Clone goes on on its own; h goes on too.
+					c := h.Clone()
+					_, _ = c.Write(in[n : n+bufSize+1])
+					check("a Clone written to", m, c, n+bufSize+1)
+					check("the Hasher cloned", m, h, n)
+				case 3:
+					// Saved (its read may absorb) and resumed: the resumed
+					// Hasher goes on.
+					h.Sum(nil)
+					state, err := h.MarshalBinary()
+					if err != nil {
+						t.Fatal(err)
+					}
+					h = new(Hasher)
+					if err := h.UnmarshalBinary(state); err != nil {
+						t.Fatalf("%v: a state saved after %d bytes: %v", m, n, err)
+					}
+					check("resumed", m, h, n)
+				case 4:
+					// Copies by value read at once (each may absorb into
+					// the tree they share), then one goes on.
+					c := *h
+					var wg sync.WaitGroup
+					for _, x := range []*Hasher{h, &c} {
+						wg.Go(func() { check("a copy by value", m, x, n) })
+					}
+					wg.Wait()
+					if rng.IntN(2) == 0 {
+						h = &c
+					}
+				}
+			}
+			check("the end", m, h, n)
+		}
+		t.Logf("%d of the reads found input absorbed", seen.Load())
+		if native && seen.Load() == 0 {
+			t.Fatal("no read found input absorbed on the native path")
+		}
+	})
+}
+
+// TestSumAbsorbsAtOnce: copies by value of a Hasher that gathered a
+// stream, each reading it for the second time on its own goroutine, change
+// what they share one at a time (the lock in shared), and all read zeebo's
+// hash: on the native path they absorb into one tree (at their second
+// read), on the Go path zeebo's Sum hands its chunks over in the one
+// zeebo hasher they share (at their first).
+func TestSumAbsorbsAtOnce(t *testing.T) {
+	in := vectorInput(3*bufSize - 100)
+	want := zeebo.Sum256(in)
+	// A read that overlaps another one's change, where the lock is
+	// missing, is rare: many rounds (fewer under the race detector, which
+	// sees it at once).
+	rounds := 3000
+	if raceEnabled {
+		rounds = 100
+	}
+	forEachBackend(t, func(t *testing.T) {
+		for round := range rounds {
+			h := New()
+			writeSplit(h, in, 64)
+			if lib != nil {
+				h.Sum(nil) // the copies' next read is their second
+			}
+			copies := make([]Hasher, 4)
+			for i := range copies {
+				copies[i] = *h
+			}
+			// The copies start their reads together, once all are ready.
+			var wg, ready sync.WaitGroup
+			var start atomic.Bool
+			errs := make([]error, len(copies))
+			for i := range copies {
+				ready.Add(1)
+				wg.Go(func() {
+					ready.Done()
+					for !start.Load() {
+						runtime.Gosched()
+					}
+					if got := copies[i].Sum(nil); !bytes.Equal(got, want[:]) {
+						errs[i] = fmt.Errorf("round %d, copy %d: %x, want %x", round, i, got, want)
+					}
+				})
+			}
+			ready.Wait()
+			start.Store(true)
+			wg.Wait()
+			if err := errors.Join(errs...); err != nil {
+				t.Fatal(err)
+			}
+			if got := h.Sum(nil); lib != nil && h.absorbed() == 0 || !bytes.Equal(got, want[:]) {
+				t.Fatalf("round %d: the Hasher copied: %x (absorbed %d), want %x", round, got, h.absorbed(), want)
+			}
+		}
+	})
+}
+
+// TestAbsorbLen: what absorb hands over from any input pending of up to a
+// buffer's length, after any count of chunks, is whole chunks, and leaves
+// a tail that the library takes after them (no longer than the smallest
+// subtree they end, never empty): a part of a chunk, or where the input
+// ends at a chunk's end, the largest aligned group of up to absorbGroup
+// chunks that ends there.
+func TestAbsorbLen(t *testing.T) {
+	for at := range uint64(70) {
+		for n := 0; n <= bufSize+chunkLen; n += 1 + n%97 {
+			k := absorbLen(at, n)
+			tail := n - k
+			end := at + uint64(k/chunkLen)
+			switch {
+			case k < 0 || k%chunkLen != 0 || k > 0 && tail <= 0:
+				t.Fatalf("after %d chunks, %d bytes: %d handed over, not whole chunks before a tail", at, n, k)
+			case end > 0 && uint64(tail) > (end&-end)*chunkLen:
+				t.Fatalf("after %d chunks, %d bytes: a tail of %d after %d chunks, longer than the smallest subtree", at, n, tail, end)
+			case n%chunkLen != 0 && tail >= chunkLen:
+				t.Fatalf("after %d chunks, %d bytes: a tail of %d, more than the last part of a chunk", at, n, tail)
+			case n%chunkLen == 0 && n > 0 && (bits.OnesCount(uint(tail/chunkLen)) != 1 || end%uint64(tail/chunkLen) != 0):
+				t.Fatalf("after %d chunks, %d bytes: a tail of %d chunks after %d, not one aligned group", at, n, tail/chunkLen, end)
+			case n%chunkLen == 0 && tail > absorbGroup*chunkLen:
+				t.Fatalf("after %d chunks, %d bytes: a tail of %d chunks, more than %d", at, n, tail/chunkLen, absorbGroup)
+			case n%chunkLen == 0 && n > 0 && 2*tail <= min(n, absorbGroup*chunkLen) && (end+uint64(tail/chunkLen))%uint64(2*tail/chunkLen) == 0:
+				t.Fatalf("after %d chunks, %d bytes: a tail of %d chunks, where twice as many end there aligned", at, n, tail/chunkLen)
+			}
+		}
+	}
 }

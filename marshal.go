@@ -65,6 +65,10 @@ func (h *Hasher) AppendBinary(b []byte) ([]byte, error) {
 		return b, fmt.Errorf("blake3: no state to save after a rejected Write: %w", h.sub.err)
 	}
 	h.start()
+	if mu := h.hold(); mu != nil {
+		defer mu.Unlock()
+		h.absorb()
+	}
 	var (
 		key    [32]byte
 		chunks uint64
@@ -166,6 +170,7 @@ func (h *Hasher) UnmarshalBinary(data []byte) error {
 		if s.chunks > 0 {
 			h.initTree(s.offset)
 			h.t.Chunks, h.t.Stack = s.chunks, s.stack
+			h.tchunks = s.chunks
 		}
 		h.gather(s.tail)
 	case s.subtree:

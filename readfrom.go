@@ -170,7 +170,7 @@ func (h *Hasher) writeAt(f io.ReaderAt, off, n int64, buf []byte) (int64, error)
 func (h *Hasher) inputLen() uint64 {
 	n := uint64(h.nbuf)
 	if h.live {
-		n += h.t.Chunks * chunkLen
+		n += h.tchunks * chunkLen
 	}
 	return n
 }
@@ -188,6 +188,7 @@ func (h *Hasher) pushCV(cv [32]byte, height int) {
 	}
 	h.t.Stack[i] = cv
 	h.t.Chunks += 1 << height
+	h.tchunks = h.t.Chunks
 }
 
 // shiftedReaderAt reads r at an offset shift bytes further.
