@@ -18,7 +18,7 @@ import (
 // Copy a Hasher with Clone. A Hasher holds the first 4 KiB of its input
 // itself, and the rest of its state on the heap, allocated as the input
 // needs it, so that a new Hasher that hashes a short input allocates its
-// struct and a 16-byte count of changes, or only the count where the
+// struct and an 8-byte count of changes, or only the count where the
 // compiler keeps it on the stack (BenchmarkNewSum). A copy by value (h2 := *h)
 // shares that state with the Hasher it was copied from once it has been
 // written to: from then on, once either of the two is written to (or
@@ -35,8 +35,9 @@ import (
 // the library in large batches, so a stream written in small pieces runs at
 // the library's speed, and a short stream never crosses into the library.
 // From the second Sum or Digest of what is gathered on, the library holds
-// its whole chunks too, so that a Sum after each piece of a stream hashes a
-// chunk at most, as zeebo's does.
+// its whole chunks too, so that a Sum after each piece of a stream hashes
+// again at most a chunk, or an aligned group of up to 4 chunks, where
+// zeebo's hashes a chunk.
 // On the Go path, the first 4 KiB are gathered too (the first KiB in the
 // keyed modes), and hashed in one call at Sum, as Sum256 would.
 type Hasher struct {
@@ -95,19 +96,18 @@ type Hasher struct {
 	// and ngen is the count as h last left it: a copy by value, or a
 	// Hasher restored from one, whose count is behind has seen the state
 	// changed under it (mine).
-	gen  *shared
+	gen  *uint64
 	ngen uint64
-}
 
-// shared is what the Hasher holds on the heap beside its input and tree,
-// and shares with its copies by value: the count of changes to that state
-// (Hasher.gen), and a lock that Sum, Digest, Clone and AppendBinary hold
-// while they may absorb gathered input into the tree and read it. absorb
-// changes nothing a copy sees, so those four stay reads that copies may
-// make at once; the lock keeps the tree whole for them.
-type shared struct {
-	n  uint64
-	mu sync.Mutex
+	// mu is the lock that Sum, Digest, Clone and AppendBinary hold while
+	// they may absorb gathered input into the tree and read it, or on the
+	// Go path read zeebo's hasher, whose Sum changes it (hold): allocated
+	// with the first of t, buf and g, and shared with them by copies by
+	// value. After absorb every copy still reads the same input (tchunks),
+	// so those four stay reads, which copies may make at once; the lock
+	// keeps the state whole for them. It is not in gen's allocation, which
+	// a short hash makes too: 8 bytes come from the tiny allocator.
+	mu *sync.Mutex
 }
 
 // Hashing paths.
@@ -174,7 +174,7 @@ func (h *Hasher) start() {
 // mine panics if h's heap state was changed by another Hasher since h last
 // changed it: h and that Hasher are copies by value of one another.
 func (h *Hasher) mine() {
-	if h.gen != nil && h.gen.n != h.ngen {
+	if h.gen != nil && *h.gen != h.ngen {
 		panic("blake3: Hasher used after a copy by value of it, or the Hasher it was copied from, was written to; copy a Hasher with Clone")
 	}
 }
@@ -183,8 +183,8 @@ func (h *Hasher) mine() {
 // grows, so a copy whose count is behind stays behind.
 func (h *Hasher) touch() {
 	if h.gen != nil {
-		h.gen.n++
-		h.ngen = h.gen.n
+		*h.gen++
+		h.ngen = *h.gen
 	}
 }
 
@@ -192,7 +192,7 @@ func (h *Hasher) touch() {
 // when it has none yet.
 func (h *Hasher) share() {
 	if h.gen == nil {
-		h.gen, h.ngen = new(shared), 0
+		h.gen, h.ngen = new(uint64), 0
 	}
 }
 
@@ -202,12 +202,12 @@ func (h *Hasher) share() {
 // past 2^64-1 bytes, the most BLAKE3 hashes, which only a hasher resumed
 // by UnmarshalBinary can come near (ErrSubtreeTooLarge, nothing written).
 func (h *Hasher) Write(p []byte) (int, error) {
-	if h.nbuf+len(p) < h.lim && h.gen.n == h.ngen {
+	if h.nbuf+len(p) < h.lim && *h.gen == h.ngen {
 		// The common case of a stream in small pieces: only gather (lim
 		// is 0 until h has a buffer, and gen with it).
 		h.nbuf += copy(h.buf[h.nbuf:], p)
-		h.gen.n++
-		h.ngen = h.gen.n
+		*h.gen++
+		h.ngen = *h.gen
 		return len(p), nil
 	}
 	return h.write(p)
@@ -401,6 +401,7 @@ func (h *Hasher) spillGo() {
 	}
 	h.share()
 	h.g = h.goHasher()
+	h.lockable()
 	_, _ = h.g.Write(h.pending())
 	h.nbuf = 0
 	h.setLim()
@@ -424,6 +425,7 @@ func (h *Hasher) grow(n int) {
 	b := make([]byte, bufSize)
 	copy(b, h.store()[:h.nbuf])
 	h.buf = b
+	h.lockable()
 }
 
 // store is where h gathers input: first, until it outgrows it, then buf.
@@ -499,6 +501,7 @@ func (h *Hasher) initTree(off uint64) {
 	if h.t == nil {
 		h.share()
 		h.t = new(ffi.Tree)
+		h.lockable()
 	}
 	must(lib.TreeInit(h.t, h.mode, h.modeKey(), off))
 	h.live, h.tchunks = true, 0
@@ -539,8 +542,16 @@ func (h *Hasher) hold() *sync.Mutex {
 		return nil
 	}
 	h.mine()
-	h.gen.mu.Lock()
-	return &h.gen.mu
+	h.mu.Lock()
+	return h.mu
+}
+
+// lockable gives h the lock of its heap state (mu), when it has none yet:
+// where it allocates its tree, buffer or zeebo's hasher.
+func (h *Hasher) lockable() {
+	if h.mu == nil {
+		h.mu = new(sync.Mutex)
+	}
 }
 
 // absorb hands the tree the front of the input gathered (absorbLen),
@@ -552,16 +563,22 @@ func (h *Hasher) hold() *sync.Mutex {
 // all that is gathered in one call, its widest SIMD, where handing the
 // front over first would cut it in narrower pieces. What it changes (the
 // tree, and h.live where the first chunks gathered make the tree) every
-// copy by value of h reads the same way, from its own tchunks and nbuf:
-// they still share one input.
+// copy by value of h reads as the same input, from its own tchunks and
+// nbuf; and a copy that goes on takes its next read for a second one if
+// another has absorbed, since what it gathered may have grown past the
+// tail the tree takes.
 func (h *Hasher) absorb() {
 	if h.path != pathNative || h.sub.on || h.front != 0 {
 		return
 	}
-	if !h.summed {
+	if !h.summed && h.absorbed() == 0 {
+		// The first read (but where a copy by value has absorbed since
+		// the last hand-over: what is pending after that may have grown
+		// past what the tree takes as a tail).
 		h.summed = true
 		return
 	}
+	h.summed = true
 	var at uint64 // chunks before the input pending (a tree's offset is 0 here)
 	if h.live {
 		at = h.t.Chunks
@@ -597,18 +614,19 @@ func absorbLen(at uint64, n int) int {
 
 // absorbGroup is the most whole chunks absorb leaves: as many as the
 // narrowest SIMD the library has hashes side by side (SSE4.1, NEON), so
-// that a Sum hashes them in one pass, about the time of a last chunk alone,
-// where a larger group takes more passes at each Sum
-// (BenchmarkSumEachWrite).
+// that a Sum hashes them in one pass, in about the time of a last chunk
+// alone. A group as wide as AVX2 (8) made a Sum after each 4 KiB piece a
+// little faster on such a host, and repeated Digests of a stream much
+// slower (BenchmarkSumEachWrite; the figures are in docs/stream.md).
 const absorbGroup = 4
 
 // Reset implements part of the hash.Hash interface. It causes the Hasher to
 // act as if it was newly created. A copy by value that may no longer be
 // used (see Hasher) lets go of the state it shared, and may be used again.
 func (h *Hasher) Reset() {
-	if h.gen != nil && h.gen.n != h.ngen {
+	if h.gen != nil && *h.gen != h.ngen {
 		// The state is another Hasher's now.
-		h.g, h.t, h.buf, h.gen, h.ngen = nil, nil, nil, nil, 0
+		h.g, h.t, h.buf, h.gen, h.ngen, h.mu = nil, nil, nil, nil, 0, nil
 	}
 	h.touch()
 	if h.g != nil {
@@ -631,13 +649,16 @@ func (h *Hasher) Clone() *Hasher {
 	}
 	c := new(Hasher)
 	*c = *h
-	c.g, c.t, c.buf, c.gen, c.nbuf, c.summed = nil, nil, nil, nil, 0, false
+	c.g, c.t, c.buf, c.gen, c.nbuf, c.summed, c.mu = nil, nil, nil, nil, 0, false, nil
 	if h.g != nil {
 		c.g = h.g.Clone()
 	}
 	if h.t != nil {
 		t := *h.t
 		c.t, c.tchunks = &t, t.Chunks
+	}
+	if c.g != nil || c.t != nil {
+		c.lockable()
 	}
 	c.sub = h.sub.clone()
 	c.gather(h.pending()) // and a count of changes of its own
@@ -660,7 +681,7 @@ func (h *Hasher) Sum(b []byte) []byte {
 		defer mu.Unlock()
 		h.absorb()
 	}
-	if h.mode == modeHash && h.front == 0 && !h.live && h.g == nil && !h.sub.on && (h.gen == nil || h.gen.n == h.ngen) {
+	if h.mode == modeHash && h.front == 0 && !h.live && h.g == nil && !h.sub.on && (h.gen == nil || *h.gen == h.ngen) {
 		// A plain hash of input only gathered, on either path or before
 		// either (as the switch below would hash it): the one-shot hash,
 		// without the layers below (a reused Hasher's small Sum,

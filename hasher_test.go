@@ -753,7 +753,7 @@ func TestAllocationsNewHasher(t *testing.T) {
 		return allocs, bytes
 	}
 	// An object of n bytes takes its size class, at most a quarter more
-	// above 1 KiB (4,440 bytes take 4,864); gen takes 8 or 16 bytes.
+	// above 1 KiB (4,464 bytes take 4,864); gen takes 8 or 16 bytes.
 	class := func(n uintptr) uint64 { return uint64(n + n/4) }
 	hasher := class(unsafe.Sizeof(Hasher{}))
 	subBackends(t, func(t *testing.T) {
@@ -796,15 +796,17 @@ func TestAllocationsNewHasher(t *testing.T) {
 		// over made the tree on the heap even where it was only gathered.
 		// On the native path the Hasher stays on the stack and allocates
 		// what Write's table above says: its count of changes, and the
-		// buffer or the tree only where the input needs them. (The
+		// buffer or the tree only where the input needs them, with the
+		// lock of that state (mu: 8 bytes, which the tiny allocator puts
+		// beside the count). (The
 		// closures are straight-line: a Hasher used through a branch on
 		// which call to make went to the heap, hiding the difference.)
 		for _, c := range []struct {
 			pre, n        int
 			allocs, bytes uint64
 		}{
-			{10, firstLen + 1000, 2, bufSize + 16}, {0, 2 * firstLen, 1, 16}, {0, bufSize, 1, 16},
-			{firstLen + 100, 10, 1, 16}, {firstLen + 100, chunkLen, 2, class(unsafe.Sizeof(ffi.Tree{})) + 16},
+			{10, firstLen + 1000, 3, bufSize + 16}, {0, 2 * firstLen, 1, 16}, {0, bufSize, 1, 16},
+			{firstLen + 100, 10, 1, 16}, {firstLen + 100, chunkLen, 3, class(unsafe.Sizeof(ffi.Tree{})) + 16},
 		} {
 			s := string(in[c.pre : c.pre+c.n])
 			viaString := func() {
@@ -1255,5 +1257,58 @@ func TestAbsorbLen(t *testing.T) {
 				t.Fatalf("after %d chunks, %d bytes: a tail of %d chunks, where twice as many end there aligned", at, n, tail/chunkLen)
 			}
 		}
+	}
+}
+
+// TestSumAbsorbedByCopy: a Hasher whose copy by value (or whose self,
+// before a restore from a copy) absorbed into the tree they share goes on
+// from the copy's tree: more input, then every read, is zeebo's hash, and
+// its saved state resumes.
+func TestSumAbsorbedByCopy(t *testing.T) {
+	in := vectorInput(bufSize + 8000)
+	twoReads := func(h Hasher) { h.Sum(nil); h.Sum(nil) }
+	for name, absorbElsewhere := range map[string]func(h *Hasher){
+		"a copy read twice": func(h *Hasher) { twoReads(*h) },
+		"itself read twice, then restored from before": func(h *Hasher) {
+			saved := *h
+			h.Sum(nil)
+			h.Digest()
+			*h = saved
+		},
+	} {
+		forEachBackend(t, func(t *testing.T) {
+			for _, read := range []string{"Sum", "Digest", "Clone", "MarshalBinary"} {
+				h := New()
+				_, _ = h.Write(in[:bufSize]) // the tree is live
+				writeSplit(h, in[bufSize:bufSize+5500], 100)
+				absorbElsewhere(h)
+				_, _ = h.Write(in[bufSize+5500 : bufSize+6500])
+				n := bufSize + 6500
+				switch read {
+				case "Digest":
+					out := make([]byte, 32)
+					_, _ = h.Digest().Read(out)
+					h.Sum(out[:0])
+				case "Clone":
+					c := h.Clone()
+					_, _ = c.Write(in[n : n+100])
+					if got, want := c.Sum(nil), zeebo.Sum256(in[:n+100]); !bytes.Equal(got, want[:]) {
+						t.Fatalf("%s, then a Clone written to: %x, want %x", name, got, want)
+					}
+				case "MarshalBinary":
+					state, err := h.MarshalBinary()
+					if err != nil {
+						t.Fatal(err)
+					}
+					h = new(Hasher)
+					if err := h.UnmarshalBinary(state); err != nil {
+						t.Fatalf("%s, then saved: %v", name, err)
+					}
+				}
+				if got, want := h.Sum(nil), zeebo.Sum256(in[:n]); !bytes.Equal(got, want[:]) {
+					t.Fatalf("%s, then %s: %x, want %x", name, read, got, want)
+				}
+			}
+		})
 	}
 }
