@@ -571,14 +571,14 @@ func (h *Hasher) absorb() {
 	if h.path != pathNative || h.sub.on || h.front != 0 {
 		return
 	}
-	if !h.summed && h.absorbed() == 0 {
-		// The first read (but where a copy by value has absorbed since
-		// the last hand-over: what is pending after that may have grown
-		// past what the tree takes as a tail).
-		h.summed = true
+	// The first read absorbs nothing, but where a copy by value has
+	// absorbed since the last hand-over: what is pending after that may
+	// have grown past what the tree takes as a tail.
+	first := !h.summed && h.absorbed() == 0
+	h.summed = true
+	if first {
 		return
 	}
-	h.summed = true
 	var at uint64 // chunks before the input pending (a tree's offset is 0 here)
 	if h.live {
 		at = h.t.Chunks
@@ -614,10 +614,10 @@ func absorbLen(at uint64, n int) int {
 
 // absorbGroup is the most whole chunks absorb leaves: as many as the
 // narrowest SIMD the library has hashes side by side (SSE4.1, NEON), so
-// that a Sum hashes them in one pass, in about the time of a last chunk
-// alone. A group as wide as AVX2 (8) made a Sum after each 4 KiB piece a
-// little faster on such a host, and repeated Digests of a stream much
-// slower (BenchmarkSumEachWrite; the figures are in docs/stream.md).
+// that a Sum hashes them in one pass. A group as wide as AVX2 (8) made a
+// Sum after each 4 KiB piece a little faster on such a host, and repeated
+// Digests of a stream much slower (BenchmarkSumEachWrite; the figures are
+// in docs/stream.md).
 const absorbGroup = 4
 
 // Reset implements part of the hash.Hash interface. It causes the Hasher to
