@@ -112,7 +112,7 @@ func BenchmarkStream(b *testing.B) {
 // stream (absorb hands the chunks gathered to the library from the second
 // Sum on, as zeebo's Sum does).
 func BenchmarkSumEachWrite(b *testing.B) {
-	benchStream(b, 256<<10, []int{64, 1 << 10, 4 << 10}, true)
+	benchStream(b, 256<<10, []int{64, 1 << 10, 4 << 10, 16 << 10}, true)
 }
 
 // benchStream writes total bytes through a Hasher of each implementation
@@ -147,6 +147,37 @@ func benchStream(b *testing.B, total int, pieces []int, sumEach bool) {
 						}
 					}
 					h.Sum(sum[:0])
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkDigestAgain takes a Digest of one Hasher again and again and
+// reads 32 bytes from each: what a read costs once the Hasher has seen the
+// input before (absorb, and the tree ahead of it). The input, 64 KiB (a
+// power of two of chunks) or 72 KiB, is written in 64-byte pieces or in
+// one write.
+func BenchmarkDigestAgain(b *testing.B) {
+	waitPlan()
+	for _, in := range []struct{ size, piece int }{{64 << 10, 64}, {64 << 10, 64 << 10}, {72 << 10, 64}, {72 << 10, 72 << 10}} {
+		data := make([]byte, in.size)
+		piece := in.piece
+		for _, impl := range []string{"auto", "zeebo"} {
+			b.Run("size="+sizeName(in.size)+"/piece="+sizeName(piece)+"/impl="+impl, func(b *testing.B) {
+				var out [32]byte
+				if impl == "zeebo" {
+					h := zeebo.New()
+					writeSplit(h, data, piece)
+					for b.Loop() {
+						_, _ = h.Digest().Read(out[:])
+					}
+					return
+				}
+				h := New()
+				writeSplit(h, data, piece)
+				for b.Loop() {
+					_, _ = h.Digest().Read(out[:])
 				}
 			})
 		}

@@ -35,9 +35,10 @@ import (
 // the library in large batches, so a stream written in small pieces runs at
 // the library's speed, and a short stream never crosses into the library.
 // From the second Sum or Digest of what is gathered on, the library holds
-// its whole chunks too, so that a Sum after each piece of a stream hashes
-// again at most a chunk, or an aligned group of up to 4 chunks, where
-// zeebo's hashes a chunk.
+// its whole chunks too, and from a Hasher's second read on, a second tree
+// holds the ones after them, so that a Sum after each piece of a stream
+// hashes again at most the last part of a chunk, where zeebo's hashes its
+// last chunk.
 // On the Go path, the first 4 KiB are gathered too (the first KiB in the
 // keyed modes), and hashed in one call at Sum, as Sum256 would.
 type Hasher struct {
@@ -88,9 +89,22 @@ type Hasher struct {
 	// the front of what is gathered (absorb), which leaves them gathered
 	// too; pending is what t does not hold. summed reports that one of
 	// them has seen the input gathered since the last hand-over (absorb
-	// waits for the second).
+	// waits for the second), read that one has seen h's input since Reset
+	// (from the second on, a read keeps the tree ahead: rootOf).
 	tchunks uint64
 	summed  bool
+	read    bool
+
+	// ahead, allocated by the first read after another (since Reset)
+	// that needs it, and shared with t by copies by value, is a tree of
+	// the input that t holds followed by whole chunks pending (some or
+	// all of them), or, where the input read is a power of two of chunks,
+	// of its right half (rootOf): reads compute the root from it without
+	// hashing those chunks again, and absorb and a hand-over take them
+	// from it (fromAhead). It holds part of h's input where its end is
+	// past t's; initTree, which starts another input in t, sets its count
+	// to 0.
+	ahead *ffi.Tree
 
 	// gen counts the changes to the heap state, which it is shared with,
 	// and ngen is the count as h last left it: a copy by value, or a
@@ -485,13 +499,17 @@ func (h *Hasher) setLim() {
 }
 
 // update hands p, whole chunks, to the library, initializing the tree
-// first if needed.
+// first if needed; the chunks at its front that a read has hashed into the
+// tree ahead (rootOf) come from there, as when a Sum follows each piece of
+// a stream.
 func (h *Hasher) update(p []byte) {
 	h.touch()
 	if !h.live {
 		h.initTree(h.sub.offset)
 	}
-	must(lib.TreeUpdate(h.t, p, !h.sub.single && parallel(len(p))))
+	if p = p[h.fromAhead(len(p)):]; len(p) > 0 {
+		must(lib.TreeUpdate(h.t, p, !h.sub.single && parallel(len(p))))
+	}
 	h.nbuf, h.tchunks, h.summed = 0, h.t.Chunks, false
 }
 
@@ -505,6 +523,9 @@ func (h *Hasher) initTree(off uint64) {
 	}
 	must(lib.TreeInit(h.t, h.mode, h.modeKey(), off))
 	h.live, h.tchunks = true, 0
+	if h.ahead != nil {
+		h.ahead.Offset, h.ahead.Chunks = 0, 0
+	}
 }
 
 // modeKey is h's key as the library takes it: nil for plain hashing.
@@ -567,17 +588,22 @@ func (h *Hasher) lockable() {
 // nbuf; and a copy that goes on takes its next read for a second one if
 // another has absorbed, since what it gathered may have grown past the
 // tail the tree takes.
-func (h *Hasher) absorb() {
+//
+// It reports whether a read came before this one since Reset (reread),
+// which then keeps a tree ahead for the reads and the hand-over after it
+// (rootOf).
+func (h *Hasher) absorb() (reread bool) {
 	if h.path != pathNative || h.sub.on || h.front != 0 {
-		return
+		return false
 	}
 	// The first read absorbs nothing, but where a copy by value has
 	// absorbed since the last hand-over: what is pending after that may
 	// have grown past what the tree takes as a tail.
 	first := !h.summed && h.absorbed() == 0
-	h.summed = true
+	reread = h.read || !first
+	h.summed, h.read = true, true
 	if first {
-		return
+		return reread
 	}
 	var at uint64 // chunks before the input pending (a tree's offset is 0 here)
 	if h.live {
@@ -586,12 +612,94 @@ func (h *Hasher) absorb() {
 	p := h.pending()
 	k := absorbLen(at, len(p))
 	if k == 0 {
-		return
+		return true
 	}
 	if !h.live {
 		h.initTree(0)
 	}
-	must(lib.TreeUpdate(h.t, p[:k], false))
+	if p = p[h.fromAhead(k):k]; len(p) > 0 {
+		must(lib.TreeUpdate(h.t, p, false))
+	}
+	return true
+}
+
+// rootOf is what a read of a live tree computes the root of its input
+// from (Sum, Digest): the tree t, and the tail after it; or, where left
+// is not nil, the parent of left and right. That is t and the input
+// pending; but where what is pending is whole chunks, the tree ahead,
+// which holds them too: with no tail where the tree they end has two
+// subtrees or more (the library takes no empty tail after one), and
+// otherwise the right half of the input, whose chaining value is the
+// root's right child (the left one is t's largest subtree). A read after
+// another since Reset (reread) makes it by hashing the chunks pending into
+// a copy of t, or only those after the ones it holds already; the reads
+// after it, until more input comes, find them there, and absorb and the
+// next hand-over take them from there (fromAhead): repeated Digests of one
+// input hash no chunk again, and a Sum after each piece of a stream hashes
+// each whole chunk once (BenchmarkDigestAgain, BenchmarkSumEachWrite). The
+// first read hashes what is pending as t's tail, in one call, as a single
+// Sum does, and allocates nothing.
+func (h *Hasher) rootOf(reread bool) (t *ffi.Tree, tail []byte, left, right *[32]byte) {
+	p := h.pending()
+	g := uint64(len(p) / chunkLen)
+	end := h.t.Chunks + g
+	half := uint64(0) // where ahead starts: the right half of a single subtree
+	if bits.OnesCount64(end) == 1 {
+		half = end / 2
+	}
+	switch {
+	case len(p) == 0 || len(p)%chunkLen != 0 || end < 2 || h.t.Chunks < half:
+		return h.t, p, nil, nil
+	case h.aheadHolds(end, half):
+	case !reread:
+		return h.t, p, nil, nil
+	default:
+		if h.ahead == nil {
+			h.ahead = new(ffi.Tree)
+		}
+		from := h.t.Chunks // the first chunk to hash into ahead
+		if a := h.ahead; half == 0 && a.Offset == 0 && a.Chunks > from && a.Chunks < end {
+			from = a.Chunks // it holds the front of what is pending
+		} else {
+			copyTree(h.ahead, h.t)
+			h.ahead.Offset, h.ahead.Chunks = half*chunkLen, h.t.Chunks-half
+		}
+		must(lib.TreeUpdate(h.ahead, p[(from-h.t.Chunks)*chunkLen:], false))
+	}
+	if half == 0 {
+		return h.ahead, nil, nil, nil
+	}
+	k := bits.Len64(half) - 1
+	return nil, nil, &h.t.Stack[k], &h.ahead.Stack[k]
+}
+
+// aheadHolds reports whether the tree ahead holds the input from chunk
+// from to chunk end.
+func (h *Hasher) aheadHolds(end, from uint64) bool {
+	return h.ahead != nil && h.ahead.Offset == from*chunkLen && h.ahead.Offset/chunkLen+h.ahead.Chunks == end
+}
+
+// fromAhead makes t the tree ahead where that holds t's input and the
+// front of the n bytes of whole chunks that follow (from the input's
+// start), and returns how many of them it took: 0 where it holds none of
+// them, or more.
+func (h *Hasher) fromAhead(n int) int {
+	a := h.ahead
+	if a == nil || a.Offset != 0 || a.Chunks <= h.t.Chunks || a.Chunks > h.t.Chunks+uint64(n/chunkLen) {
+		return 0
+	}
+	k := int(a.Chunks-h.t.Chunks) * chunkLen
+	copyTree(h.t, a)
+	return k
+}
+
+// copyTree sets dst to src: its header and the entries of its stack that
+// its count of chunks uses, the only ones the library reads.
+func copyTree(dst, src *ffi.Tree) {
+	n := bits.Len64(src.Chunks)
+	dst.Magic, dst.Mode, dst.Reserved, dst.Key = src.Magic, src.Mode, src.Reserved, src.Key
+	dst.Offset, dst.Chunks = src.Offset, src.Chunks
+	copy(dst.Stack[:n], src.Stack[:n])
 }
 
 // absorbLen is how much of n bytes pending after at chunks absorb hands
@@ -617,7 +725,9 @@ func absorbLen(at uint64, n int) int {
 // that a Sum hashes them in one pass. A group as wide as AVX2 (8) made a
 // Sum after each 4 KiB piece a little faster on such a host, and repeated
 // Digests of a stream much slower (BenchmarkSumEachWrite; the figures are
-// in docs/stream.md).
+// in docs/stream.md), before the tree ahead, which now keeps the group
+// hashed for the reads after the one that leaves it (rootOf); the choice
+// has not been measured again since.
 const absorbGroup = 4
 
 // Reset implements part of the hash.Hash interface. It causes the Hasher to
@@ -626,13 +736,13 @@ const absorbGroup = 4
 func (h *Hasher) Reset() {
 	if h.gen != nil && *h.gen != h.ngen {
 		// The state is another Hasher's now.
-		h.g, h.t, h.buf, h.gen, h.ngen, h.mu = nil, nil, nil, nil, 0, nil
+		h.g, h.t, h.ahead, h.buf, h.gen, h.ngen, h.mu = nil, nil, nil, nil, nil, 0, nil
 	}
 	h.touch()
 	if h.g != nil {
 		h.g.Reset()
 	}
-	h.live, h.nbuf, h.far, h.front, h.summed = false, 0, false, 0, false
+	h.live, h.nbuf, h.far, h.front, h.summed, h.read = false, 0, false, 0, false, false
 	h.sub = subState{}
 	h.setLim()
 }
@@ -649,7 +759,7 @@ func (h *Hasher) Clone() *Hasher {
 	}
 	c := new(Hasher)
 	*c = *h
-	c.g, c.t, c.buf, c.gen, c.nbuf, c.summed, c.mu = nil, nil, nil, nil, 0, false, nil
+	c.g, c.t, c.ahead, c.buf, c.gen, c.nbuf, c.summed, c.read, c.mu = nil, nil, nil, nil, nil, 0, false, false, nil
 	if h.g != nil {
 		c.g = h.g.Clone()
 	}
@@ -677,9 +787,10 @@ func (h *Hasher) BlockSize() int { return 64 }
 // the Hasher to the provided buffer and returns it. It does not change the
 // Hasher's state.
 func (h *Hasher) Sum(b []byte) []byte {
+	reread := false
 	if mu := h.hold(); mu != nil {
 		defer mu.Unlock()
-		h.absorb()
+		reread = h.absorb()
 	}
 	if h.mode == modeHash && h.front == 0 && !h.live && h.g == nil && !h.sub.on && (h.gen == nil || *h.gen == h.ngen) {
 		// A plain hash of input only gathered, on either path or before
@@ -709,7 +820,11 @@ func (h *Hasher) Sum(b []byte) []byte {
 	case !h.live:
 		sumSmall(h.mode, h.modeKey(), h.pending(), out)
 	default:
-		must(lib.TreeFinalize(h.t, h.pending(), 0, out))
+		if t, tail, left, right := h.rootOf(reread); left != nil {
+			must(lib.MergeRoot(left, right, h.mode, h.modeKey(), 0, out))
+		} else {
+			must(lib.TreeFinalize(t, tail, 0, out))
+		}
 	}
 	return b
 }
@@ -732,9 +847,10 @@ func (h *Hasher) digest(d *Digest) {
 		return
 	}
 	h.start()
+	reread := false
 	if mu := h.hold(); mu != nil {
 		defer mu.Unlock()
-		h.absorb()
+		reread = h.absorb()
 	}
 	if h.path == pathGo && h.g == nil && h.nbuf > chunkLen {
 		h.spillGo() // the root of more than a chunk, from zeebo's hasher
@@ -770,7 +886,12 @@ func (h *Hasher) digest(d *Digest) {
 		must(lib.TreeRoot(&t, h.pending(), &d.left, &d.right))
 		return
 	}
-	must(lib.TreeRoot(h.t, h.pending(), &d.left, &d.right))
+	t, tail, left, right := h.rootOf(reread)
+	if left != nil {
+		d.left, d.right = *left, *right
+		return
+	}
+	must(lib.TreeRoot(t, tail, &d.left, &d.right))
 }
 
 // goRoot is the root node of a Go-path hasher's input, gathered (one chunk

@@ -1181,8 +1181,13 @@ func TestSumAbsorbs(t *testing.T) {
 // read), on the Go path zeebo's Sum hands its chunks over in the one
 // zeebo hasher they share (at their first).
 func TestSumAbsorbsAtOnce(t *testing.T) {
-	in := vectorInput(3*bufSize - 100)
-	want := zeebo.Sum256(in)
+	// Ending within a chunk; and at a chunk's end after a tree ahead was
+	// made (with no tail, and as a right half), which the copies share,
+	// take the group from and make again for the last chunk, at once.
+	ins := []struct {
+		in    []byte
+		ahead bool
+	}{{vectorInput(3*bufSize - 100), false}, {vectorInput(3*bufSize - 3*chunkLen), true}, {vectorInput(9 * chunkLen), true}}
 	// A read that overlaps another one's change, where the lock is
 	// missing, is rare: many rounds (fewer under the race detector, which
 	// sees it at once).
@@ -1192,9 +1197,19 @@ func TestSumAbsorbsAtOnce(t *testing.T) {
 	}
 	forEachBackend(t, func(t *testing.T) {
 		for round := range rounds {
+			in, ahead := ins[round%len(ins)].in, ins[round%len(ins)].ahead
+			want := zeebo.Sum256(in)
 			h := New()
-			writeSplit(h, in, 64)
-			if lib != nil {
+			switch {
+			case lib == nil:
+				writeSplit(h, in, 64)
+			case ahead:
+				writeSplit(h, in[:len(in)-chunkLen], 64)
+				h.Sum(nil)
+				h.Sum(nil) // the tree ahead
+				_, _ = h.Write(in[len(in)-chunkLen:])
+			default:
+				writeSplit(h, in, 64)
 				h.Sum(nil) // the copies' next read is their second
 			}
 			copies := make([]Hasher, 4)
@@ -1212,8 +1227,20 @@ func TestSumAbsorbsAtOnce(t *testing.T) {
 					for !start.Load() {
 						runtime.Gosched()
 					}
-					if got := copies[i].Sum(nil); !bytes.Equal(got, want[:]) {
-						errs[i] = fmt.Errorf("round %d, copy %d: %x, want %x", round, i, got, want)
+					// Sum, Digest, Sum or Digest, Sum, Digest: the first
+					// read of one of the copies makes the tree ahead, the
+					// others find it.
+					for r := range 3 {
+						var got [32]byte
+						if (r+i)%2 == 1 {
+							_, _ = copies[i].Digest().Read(got[:])
+						} else {
+							copies[i].Sum(got[:0])
+						}
+						if got != want {
+							errs[i] = fmt.Errorf("round %d, copy %d, read %d: %x, want %x", round, i, r, got, want)
+							return
+						}
 					}
 				})
 			}
@@ -1311,4 +1338,121 @@ func TestSumAbsorbedByCopy(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSumAhead: reads after another of a stream that ends at a chunk's end
+// find its last group in the tree ahead (rootOf) rather than hash it again,
+// with no tail after two subtrees or more, and as the root's right half
+// after one (a power of two of chunks); absorb and the next hand-over take
+// the group from there. Every Sum and Digest, after each piece, of a Hasher
+// used again after Reset, of its Clone and of its copy by value going on
+// with other input, is zeebo's hash. It fails if no read found the tree
+// ahead holding what is pending, of either kind.
+func TestSumAhead(t *testing.T) {
+	const total = 160 << 10 // past 64 and 128 chunks
+	inputs := [][]byte{vectorInput(total), make([]byte, total)}
+	for i := range inputs[1] {
+		inputs[1][i] = byte(i*7 + i>>10)
+	}
+	forEachBackend(t, func(t *testing.T) {
+		var held [2]int // reads that found ahead holding what is pending: no tail, a right half
+		read := func(what string, h *Hasher, in []byte) {
+			t.Helper()
+			want := zeebo.Sum256(in)
+			for i := range 3 {
+				var got [32]byte
+				if i == 1 {
+					_, _ = h.Digest().Read(got[:])
+				} else {
+					h.Sum(got[:0])
+				}
+				if got != want {
+					t.Fatalf("%s, read %d after %d bytes: %x, want %x", what, i, len(in), got, want)
+				}
+			}
+			if aheadHeld(h) {
+				held[min(h.ahead.Offset, 1)]++
+			}
+		}
+		for _, piece := range []int{chunkLen, 3 * chunkLen, 4 * chunkLen, bufSize} {
+			h := New()
+			for round, in := range inputs {
+				if round > 0 {
+					h.Reset() // the same tree and tree ahead, for other input
+				}
+				for n := piece; n <= total; n += piece {
+					_, _ = h.Write(in[n-piece : n])
+					if round == 0 || n == total {
+						// After Reset, the first read is where the tree
+						// ahead last held the other input's group.
+						read(fmt.Sprintf("piece %d, round %d", piece, round), h, in[:n])
+					}
+				}
+			}
+			// A Clone and a copy by value of a Hasher whose tree ahead
+			// holds a group go on with other input than each other (the
+			// Hasher copied is not used again).
+			h.Reset()
+			n := 5 * bufSize
+			_, _ = h.Write(inputs[0][:n])
+			read("before a Clone", h, inputs[0][:n])
+			other := append(inputs[0][:n:n], inputs[1][n:]...)
+			c, v := h.Clone(), *h
+			for k := n; k < n+4*bufSize; k += 4 * chunkLen {
+				_, _ = c.Write(inputs[0][k : k+4*chunkLen])
+				read("the Clone", c, inputs[0][:k+4*chunkLen])
+				_, _ = v.Write(other[k : k+4*chunkLen])
+				read("the copy by value", &v, other[:k+4*chunkLen])
+			}
+		}
+		// A copy by value left behind, Reset and used for other input, lets
+		// go of the tree ahead it shared: the Hasher that went on keeps its
+		// own input.
+		a, b := inputs[0][:21*chunkLen], inputs[1][:21*chunkLen]
+		h := New()
+		writeSplit(h, a[:20*chunkLen], chunkLen)
+		read("before a copy by value", h, a[:20*chunkLen])
+		v := *h
+		_, _ = h.Write(a[20*chunkLen:])
+		v.Reset()
+		writeSplit(&v, b, chunkLen)
+		read("a copy left behind, Reset and reused", &v, b)
+		read("the Hasher that went on", h, a)
+		// A single Sum of a new Hasher makes no tree ahead; the first read
+		// after a hand-over of a Hasher that has one makes it.
+		h = New()
+		_, _ = h.Write(inputs[0][:5*bufSize])
+		h.Sum(nil)
+		if h.ahead != nil {
+			t.Fatal("a single Sum of a new Hasher made a tree ahead")
+		}
+		h.Sum(nil)
+		_, _ = h.Write(inputs[0][5*bufSize : 6*bufSize])
+		h.Sum(nil)
+		if lib != nil && !aheadHeld(h) {
+			t.Fatal("the first read after a hand-over of a Hasher that has a tree ahead made none")
+		}
+		read("the first read after a hand-over", h, inputs[0][:6*bufSize])
+		// Nor does a single Sum of a Clone, or of the Hasher after Reset.
+		c := h.Clone()
+		c.Sum(nil)
+		h.Reset()
+		_, _ = h.Write(inputs[1][:5*bufSize])
+		h.Sum(nil)
+		if c.ahead != nil || aheadHeld(h) {
+			t.Fatalf("a single Sum made a tree ahead: of a Clone %v, after Reset %v", c.ahead != nil, aheadHeld(h))
+		}
+		t.Logf("reads that found the tree ahead holding what is pending: %d with no tail, %d as the right half", held[0], held[1])
+		if lib != nil && (held[0] == 0 || held[1] == 0) {
+			t.Fatalf("reads that found the tree ahead holding what is pending: %d with no tail, %d as the right half", held[0], held[1])
+		}
+	})
+}
+
+// aheadHeld reports whether h's tree ahead holds its tree's input and the
+// chunks pending after it.
+func aheadHeld(h *Hasher) bool {
+	p := h.pending()
+	return h.live && h.ahead != nil && len(p) > 0 && len(p)%chunkLen == 0 &&
+		h.ahead.Offset/chunkLen+h.ahead.Chunks == h.t.Chunks+uint64(len(p)/chunkLen)
 }

@@ -33,7 +33,10 @@ func TestReadFromFile(t *testing.T) {
 		cores := []int{1, 0}[round/12%2]
 		read := round >= 24
 		if read {
-			before += 3 * chunkLen / 2 // a chunk and a half for the reads to absorb
+			// A chunk and a half for the reads to absorb; or three
+			// chunks, which the second read keeps in the tree ahead, and
+			// the next hand-over takes from it.
+			before += []int{3 * chunkLen / 2, 3 * chunkLen}[round%2]
 		}
 		t.Run("", func(t *testing.T) {
 			SetMaxThreads(cores)
@@ -422,5 +425,43 @@ func TestReadFromSubtreeStream(t *testing.T) {
 	}
 	if read := total - int64(r.Len()); read > n+streamPiece {
 		t.Errorf("%d bytes taken from the reader for %d counted; want at most one piece (%d) more", read, n, streamPiece)
+	}
+}
+
+// TestReadFromFileAfterAhead: a file read where the input before it ends
+// a little short of a leaf, after a Sum twice after each piece (so that
+// the tree ahead holds what is gathered): the hand-over before the
+// file's leaves takes those chunks from the tree ahead, and the hash is
+// zeebo's.
+func TestReadFromFileAfterAhead(t *testing.T) {
+	parallelRead(t)
+	rng := newTestRand(testSeed(t))
+	file := randomBytes(rng, readFileMin+3000)
+	path := filepath.Join(t.TempDir(), "in")
+	if err := os.WriteFile(path, file, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, before := range []int{1<<20 - 8192, 2<<20 - 5120} {
+		in := randomBytes(rng, before)
+		h, z := New(), zeebo.New()
+		for i := 0; i < len(in); i += 4096 {
+			p := in[i:min(len(in), i+4096)]
+			_, _ = h.Write(p)
+			h.Sum(nil)
+			h.Sum(nil)
+		}
+		_, _ = z.Write(in)
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := h.ReadFrom(f); err != nil || n != int64(len(file)) {
+			t.Fatalf("ReadFrom: %d, %v", n, err)
+		}
+		f.Close()
+		_, _ = z.Write(file)
+		if got, want := h.Sum(nil), z.Sum(nil); !bytes.Equal(got, want) {
+			t.Fatalf("%d bytes before: %x, want %x", before, got, want)
+		}
 	}
 }
