@@ -676,7 +676,7 @@ func (h *Hasher) rootOf(reread bool) (t *ffi.Tree, tail []byte, left, right *[32
 // aheadHolds reports whether the tree ahead holds the input from chunk
 // from to chunk end.
 func (h *Hasher) aheadHolds(end, from uint64) bool {
-	return h.ahead != nil && h.ahead.Offset == from*chunkLen && h.ahead.Offset/chunkLen+h.ahead.Chunks == end
+	return h.ahead != nil && h.ahead.Offset == from*chunkLen && from+h.ahead.Chunks == end
 }
 
 // fromAhead makes t the tree ahead where that holds t's input and the
