@@ -184,13 +184,13 @@ func BenchmarkDigestAgain(b *testing.B) {
 	}
 }
 
-// BenchmarkDispatch is the side-by-side measurement behind the dispatch
-// (dispatch.go), for scripts/dispatch-check.sh: for each size up to 64 KiB,
-// zeebo, lukechampine, the library through one crossing ("native"), and
-// this package's Sum256 ("auto", once its plan is measured); and from
-// 256 KiB, the rayon pool against one thread (parallelMin).
-//
-//	scripts/dispatch-check.sh [ROUNDS]
+// BenchmarkDispatch times the candidates of the dispatch (dispatch.go) one
+// after the other: for each size up to 64 KiB, zeebo, lukechampine, the
+// library through one crossing ("native"), and this package's Sum256
+// ("auto", once its plan is measured); and from 256 KiB, the rayon pool
+// against one thread (parallelMin). Whole benchmarks one after the other
+// drift apart on a shared machine: for ratios, scripts/dispatch-check.sh
+// times them in turns (TestDispatchTable).
 func BenchmarkDispatch(b *testing.B) {
 	if lib == nil {
 		b.Skip("native library not loaded: " + Backend().Reason)

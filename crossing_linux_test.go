@@ -5,7 +5,6 @@ package blake3
 import (
 	"fmt"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 	"unsafe"
@@ -68,14 +67,9 @@ func TestCrossingCost(t *testing.T) {
 			}
 			s = append(s, float64(time.Since(t0).Nanoseconds())/float64(per))
 		}
-		mc, mx, ms := crossingMedian(c), crossingMedian(x), crossingMedian(s)
+		mc, mx, ms := median(c), median(x), median(s)
 		fmt.Printf("| %s | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f |\n", sizeName(n), mc, mx, ms, mx-mc, mc/mx, mc/ms)
 	}
-}
-
-func crossingMedian(v []float64) float64 {
-	slices.Sort(v)
-	return v[len(v)/2]
 }
 
 // crossingLoop builds testdata/crossing/loop.c over a copy of the embedded

@@ -208,8 +208,7 @@ func choosePlan(def plan, cands []impl, timeOf func(c impl, n, round int) float6
 // implementation's ran slow (its code and branch history cold), and
 // batches of two or three hashes made plans that changed from one
 // measurement to the next and ranked the candidates otherwise than
-// BenchmarkDispatch, which hashes one size in a loop
-// (scripts/dispatch-check.sh prints both).
+// BenchmarkDispatch, which hashes one size in a loop.
 func timeOneShot(l *ffi.Symbols, c impl, in []byte) float64 {
 	reps := 4 + 8192/(len(in)+64)
 	var out [32]byte

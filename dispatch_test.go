@@ -3,8 +3,11 @@ package blake3
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
+	"time"
 
 	zeebo "github.com/zeebo/blake3"
 	"golang.org/x/sys/cpu"
@@ -262,4 +265,66 @@ func TestPlanSpread(t *testing.T) {
 			fmt.Printf("| %dB | %.2f–%.2f | %d | %d |\n", n, lo[n], hi[n], chose[n][implNative], chose[n][implZeebo])
 		}
 	}
+}
+
+// dispatchEnv turns on TestDispatchTable, a measurement.
+const dispatchEnv = "BLAKE3_MEASURE_DISPATCH"
+
+// TestDispatchTable times this package's Sum256, zeebo's, lukechampine's
+// and the library through one crossing side by side, on one thread, at
+// each of dispatchSizes and at 1 and 16 MiB, and prints one line per size
+// with each one's median time per call, for scripts/dispatch-check.sh,
+// which runs it in several processes (each measures its own plan) and
+// makes the table. The four take turns in short batches (some 50 µs of
+// calls each, 301 batches; 15 from 1 MiB), so that the ratios compare
+// times taken within the same fraction of a millisecond: whole benchmarks
+// run one after the other read the same code up to a fifth apart on a
+// shared machine. Their order is drawn again for each batch: in a fixed
+// rotation, the one that always came after lukechampine's read 2% slower
+// than itself elsewhere in the order (docs/dispatch.md). It never fails on
+// a timing.
+func TestDispatchTable(t *testing.T) {
+	measuring(t, dispatchEnv, "nothing to compare the Go packages with")
+	waitPlan()
+	defer oneCore()()
+	impls := []struct {
+		name string
+		sum  func([]byte) [32]byte
+	}{{"auto", Sum256}, {"native", nativeOneShot}, {"zeebo", zeebo.Sum256}, {"lukechampine", luke.Sum256}}
+	buf := make([]byte, 16<<20)
+	for i := range buf {
+		buf[i] = byte(i % 251)
+	}
+	fmt.Printf("plan: %s\n", planNow.Load())
+	var sink byte
+	for _, n := range append(slices.Clone(dispatchSizes), 1<<20, 16<<20) {
+		in := buf[:n]
+		want := Sum256(in)
+		for _, im := range impls[1:] {
+			if got := im.sum(in); got != want {
+				t.Fatalf("%d bytes: %s gives %x, Sum256 %x", n, im.name, got, want)
+			}
+		}
+		per, batches := max(1, 100000/(n+256)), 301
+		if n >= 1<<20 {
+			batches = 15
+		}
+		times := make([][]float64, len(impls))
+		for range batches {
+			for _, k := range rand.Perm(len(impls)) {
+				t0 := time.Now()
+				for range per {
+					s := impls[k].sum(in)
+					sink ^= s[0]
+				}
+				times[k] = append(times[k], float64(time.Since(t0).Nanoseconds())/float64(per))
+			}
+		}
+		fmt.Printf("dispatch: size=%s", sizeName(n))
+		for k, im := range impls {
+			fmt.Printf(" %s=%.0f", im.name, median(times[k]))
+		}
+		fmt.Println()
+	}
+	runtime.KeepAlive(sink)
 }

@@ -254,7 +254,7 @@ func TestStreamParts(t *testing.T) {
 	// package's.
 	ms, first := make([]float64, len(parts)), map[string]float64{}
 	for i, p := range parts {
-		ms[i] = crossingMedian(times[i])
+		ms[i] = median(times[i])
 		if _, ok := first[p.key]; !ok {
 			first[p.key] = ms[i]
 		}

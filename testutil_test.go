@@ -9,6 +9,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -45,6 +46,12 @@ func measuring(t *testing.T, env, why string) {
 	if !nativeActive(t) {
 		t.Skip("no native library: " + why)
 	}
+}
+
+// median is the median of the measurements in v, which it sorts.
+func median(v []float64) float64 {
+	slices.Sort(v)
+	return v[len(v)/2]
 }
 
 // forEachBackend runs fn as a subtest on the native backend (when the
