@@ -789,6 +789,30 @@ func TestAllocationsNewHasher(t *testing.T) {
 					c.n, c.iface, a, b, c.allocs, c.bytes)
 			}
 		}
+		// A keyed or derive-key Hasher stays on its caller's stack too:
+		// NewKeyed and NewDeriveKey are inlined, as New is.
+		key := in[:32]
+		for _, n := range []int{0, 64, chunkLen} {
+			for _, c := range []struct {
+				name string
+				f    func()
+			}{
+				{"NewKeyed", func() {
+					h, _ := NewKeyed(key)
+					_, _ = h.Write(in[:n])
+					h.Sum(sum[:0])
+				}},
+				{"NewDeriveKey", func() {
+					h := NewDeriveKey("example.com 2026-12-02 allocations")
+					_, _ = h.Write(in[:n])
+					h.Sum(sum[:0])
+				}},
+			} {
+				if a, b := perRun(c.f); a > 1 || b > 16 {
+					t.Errorf("%s, Write and Sum of %d bytes: %d allocations, %d bytes per run; want at most 1 and 16", c.name, n, a, b)
+				}
+			}
+		}
 		// WriteString allocates no more than Write of the same bytes: it
 		// hashes the string where it is. Before, a string longer than
 		// what the Hasher gathers was copied to a slice of its length,
