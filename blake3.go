@@ -148,15 +148,16 @@ func New() *Hasher {
 //
 // If you need more or less output bytes than that, use the Digest method.
 func NewKeyed(key []byte) (h *Hasher, err error) {
-	// Named results keep it within the inliner's budget, so that a Hasher
-	// its caller does not keep stays on the caller's stack, as New's does
+	// Named results, the key converted rather than copied and the bare
+	// return keep it within the inliner's budget, so that a Hasher its
+	// caller does not keep stays on the caller's stack, as New's does
 	// (TestAllocationsNewHasher; docs/zeebo-api.md has the times).
 	if len(key) != 32 {
 		return nil, errKeySize
 	}
 	h = &Hasher{mode: modeKeyed, key: [32]byte(key)}
 	h.start()
-	return h, nil
+	return
 }
 
 // NewDeriveKey returns a Hasher that is initialized with the context string.

@@ -275,14 +275,13 @@ const dispatchEnv = "BLAKE3_MEASURE_DISPATCH"
 // each of dispatchSizes and at 1 and 16 MiB, and prints one line per size
 // with each one's median time per call, for scripts/dispatch-check.sh,
 // which runs it in several processes (each measures its own plan) and
-// makes the table. The four take turns in short batches (some 50 µs of
-// calls each, 301 batches; 15 from 1 MiB), so that the ratios compare
-// times taken within the same fraction of a millisecond: whole benchmarks
-// run one after the other read the same code up to a fifth apart on a
-// shared machine. Their order is drawn again for each batch: in a fixed
-// rotation, the one that always came after lukechampine's read 2% slower
-// than itself elsewhere in the order (docs/dispatch.md). It never fails on
-// a timing.
+// makes the table. The four take turns in short batches (calls over about
+// 100 KB of input each, 301 batches; one call, 15 batches, from 1 MiB), so
+// that the ratios compare times taken close together: whole benchmarks run
+// one after the other drift apart on a shared machine. Their order is
+// drawn again for each batch: in a fixed rotation, the one that always
+// came after lukechampine's read slower than it does elsewhere in the order
+// (docs/dispatch.md, "Timed in turns"). It never fails on a timing.
 func TestDispatchTable(t *testing.T) {
 	measuring(t, dispatchEnv, "nothing to compare the Go packages with")
 	waitPlan()
@@ -322,7 +321,7 @@ func TestDispatchTable(t *testing.T) {
 		}
 		fmt.Printf("dispatch: size=%s", sizeName(n))
 		for k, im := range impls {
-			fmt.Printf(" %s=%.0f", im.name, median(times[k]))
+			fmt.Printf(" %s=%.1f", im.name, median(times[k]))
 		}
 		fmt.Println()
 	}

@@ -704,8 +704,9 @@ func TestAllocations(t *testing.T) {
 var newHashHash = func() hash.Hash { return New() }
 
 // TestAllocationsNewHasher: a new Hasher for an input of up to firstLen
-// bytes (New, Write, Sum) allocates only its count of changes, 8 bytes,
-// when the compiler keeps it on the stack, and that and itself when it is
+// bytes (New, Write, Sum; NewKeyed and NewDeriveKey up to a chunk)
+// allocates only its count of changes, 8 bytes, when the compiler keeps it
+// on the stack, and that and itself when it is
 // on the heap (through hash.Hash); with 16 KiB of input, on the native
 // path, it allocates nothing more: it hands the front over and keeps the
 // library's tree of it in itself (BenchmarkNewSum). Before, a Hasher held
