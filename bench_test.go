@@ -199,10 +199,7 @@ func BenchmarkDispatch(b *testing.B) {
 	b.Logf("plan: %s", planNow.Load())
 	for _, n := range dispatchSizes {
 		data := make([]byte, n)
-		for _, im := range []struct {
-			name string
-			sum  func([]byte) [32]byte
-		}{{"auto", Sum256}, {"native", nativeOneShot}, {"zeebo", zeebo.Sum256}, {"lukechampine", luke.Sum256}} {
+		for _, im := range dispatchImpls {
 			b.Run("size="+sizeName(n)+"/impl="+im.name, func(b *testing.B) {
 				b.SetBytes(int64(n))
 				for b.Loop() {

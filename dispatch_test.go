@@ -17,6 +17,14 @@ import (
 // dispatchSizes are the sizes scripts/dispatch-check.sh reports.
 var dispatchSizes = []int{0, 64, 128, 256, 512, 1024, 1536, 2048, 2560, 3072, 3584, 4096, 8 << 10, 16 << 10, 32 << 10, 64 << 10}
 
+// dispatchImpls are what BenchmarkDispatch and TestDispatchTable time:
+// this package's Sum256 and the three it chooses from, the library
+// through one crossing.
+var dispatchImpls = []struct {
+	name string
+	sum  func([]byte) [32]byte
+}{{"auto", Sum256}, {"native", nativeOneShot}, {"zeebo", zeebo.Sum256}, {"lukechampine", luke.Sum256}}
+
 // waitPlan waits for the measurement of the plan to end.
 func waitPlan() {
 	native()
@@ -286,14 +294,8 @@ func TestDispatchTable(t *testing.T) {
 	measuring(t, dispatchEnv, "nothing to compare the Go packages with")
 	waitPlan()
 	defer oneCore()()
-	impls := []struct {
-		name string
-		sum  func([]byte) [32]byte
-	}{{"auto", Sum256}, {"native", nativeOneShot}, {"zeebo", zeebo.Sum256}, {"lukechampine", luke.Sum256}}
-	buf := make([]byte, 16<<20)
-	for i := range buf {
-		buf[i] = byte(i % 251)
-	}
+	impls := dispatchImpls
+	buf := vectorInput(16 << 20)
 	fmt.Printf("plan: %s\n", planNow.Load())
 	var sink byte
 	for _, n := range append(slices.Clone(dispatchSizes), 1<<20, 16<<20) {

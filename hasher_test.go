@@ -706,11 +706,10 @@ var newHashHash = func() hash.Hash { return New() }
 // TestAllocationsNewHasher: a new Hasher for an input of up to firstLen
 // bytes (New, Write, Sum; NewKeyed and NewDeriveKey up to a chunk)
 // allocates only its count of changes, 8 bytes, when the compiler keeps it
-// on the stack, and that and itself when it is
-// on the heap (through hash.Hash); with 16 KiB of input, on the native
-// path, it allocates nothing more: it hands the front over and keeps the
-// library's tree of it in itself (BenchmarkNewSum). Before, a Hasher held
-// 16 KiB in itself and allocated all of it through hash.Hash, then one that
+// on the stack, and that and itself when it is on the heap (through
+// hash.Hash); with 16 KiB of input, on the native path, it allocates
+// nothing more: it hands the front over and keeps the library's tree of it
+// in itself (BenchmarkNewSum). Before, a Hasher held 16 KiB in itself and allocated all of it through hash.Hash, then one that
 // held a chunk allocated a buffer as large as the input, and then one that
 // held 4 KiB allocated the tree (2 KiB).
 func TestAllocationsNewHasher(t *testing.T) {

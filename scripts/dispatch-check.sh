@@ -10,11 +10,11 @@
 # processes of the ratio of this package's speed to the fastest Go
 # package's and to the fastest of all three, each process's ratio taken
 # from its own times (1.00 = as fast; above, faster); and the lowest ratio
-# to the fastest of all that one process measured (its plan's worst). Then the spread of 30 plans measured in one
-# process (TestPlanSpread). Then, from 64 B to 64 KiB, where the native
-# path's time goes (TestCrossingCost, needs a C compiler): the library
-# looped in C inside the test process, against one crossing per call and
-# Sum256. Last, a 16 MiB stream in 64-byte pieces taken apart
+# to the fastest of all that one process measured (its plan's worst).
+# Then the spread of 30 plans measured in one process (TestPlanSpread).
+# Then, from 64 B to 64 KiB, where the native path's time goes
+# (TestCrossingCost, needs a C compiler): the library looped in C inside
+# the test process, against one crossing per call and Sum256. Last, a 16 MiB stream in 64-byte pieces taken apart
 # (TestStreamParts): the stream against the one-shot, the copy of the
 # pieces and the hashing of the batches alone, and zeebo's own gap.
 # It prints; it never fails on a timing (CI runs it for the record).
