@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
+	"github.com/purego-blake3/blake3/internal/ffi"
 	zeebo "github.com/zeebo/blake3"
 	"lukechampine.com/blake3/guts"
 )
@@ -12,6 +14,10 @@ import (
 // Digest captures the state of a Hasher, allowing reading and seeking
 // through the output stream. It satisfies io.Reader and io.Seeker. It is
 // not safe for concurrent use; a copy (d2 := *d) is independent.
+//
+// A Digest that escapes to the heap (through io.Reader, say) is allocated
+// at each Hasher.Digest, and it holds what its output needs, up to a block
+// of input, and 256 bytes of output read ahead (BenchmarkDigestNew).
 type Digest struct {
 	src uint8
 	pos uint64 // the output position, but for srcGo (zeebo keeps its own)
@@ -23,12 +29,12 @@ type Digest struct {
 	key         [32]byte  // srcShort, srcMerge: the key or context key
 	left, right [32]byte  // srcMerge: the root's children
 	node        guts.Node // srcNode: the root, in Go
-	n           int       // srcShort: the input, in[:n]
-	in          [chunkLen]byte
+	n           int       // srcShort: the input's length
+	short       [64]byte  // srcShort: the input, short[:n], if no longer
+	heap        []byte    // srcShort: the input, if longer (setShort)
 
-	// Output fetched ahead for small reads after the first one: ob[:obLen]
-	// is the output from obPos on. Held by value, so that a copy of a
-	// Digest is independent.
+	// Output fetched ahead for small reads: ob[:obLen] is the output from
+	// obPos on. Held by value, so that a copy of a Digest is independent.
 	ahead bool
 	ob    [outBufLen]byte
 	obPos uint64
@@ -39,16 +45,19 @@ type Digest struct {
 const (
 	srcNone  uint8 = iota // the zero Digest, not from a Hasher
 	srcGo                 // a zeebo Digest
-	srcShort              // the input, in[:n] (one chunk or less): the library hashes it at each fetch, until fetch makes it srcNode
+	srcShort              // the input (one chunk or less, input()): hashed again at each fetch, until fetch makes it srcNode
 	srcMerge              // the library, merging left and right at each fetch, until fetch makes it srcNode
 	srcNode               // lukechampine's primitives, from node (goXOF)
 	srcErr                // none: err
 )
 
-// outBufLen is how much output a small read fetches at once: a call that
-// produces 1 KiB (16 blocks, computed side by side) costs little more than
-// one that produces 1 byte (BenchmarkDigestRead).
-const outBufLen = 1024
+// outBufLen is how much output a small read fetches at once, but for the
+// first one (a block): a call that produces 256 bytes (4 blocks) costs
+// little more than one that produces 1 byte where the blocks are computed
+// side by side, and it is held in the Digest, which costs each Digest
+// that escapes to the heap its size (BenchmarkDigestRead,
+// BenchmarkDigestNew).
+const outBufLen = 256
 
 // Read reads data from the hasher into p. It always fills the entire buffer
 // and never errors, but for the Digest of a hasher with a non-zero input
@@ -67,11 +76,15 @@ func (d *Digest) Read(p []byte) (n int, err error) {
 	k := uint64(len(p))
 	switch {
 	case k == 0:
-	case k >= outBufLen || !d.ahead:
-		// Large reads, and the first small one: a single short read (the
-		// usual use of a Digest) computes no more output than it asks for.
+	case k >= outBufLen:
 		d.fetch(d.pos, p)
-		d.ahead = d.ahead || k < outBufLen
+	case !d.ahead && k <= 64:
+		// The first small read, the usual use of a Digest: it fetches a
+		// block, which costs no more than fewer bytes, so that a second
+		// read within it (two keys from one output) is a copy.
+		d.fetch(d.pos, d.ob[:64])
+		d.obPos, d.obLen, d.ahead = d.pos, 64, true
+		copy(p, d.ob[:])
 	default:
 		// Serve from ob when all of p is there, at positions not wrapped
 		// past 2^64 since it was fetched (so that the bytes are exactly
@@ -80,6 +93,7 @@ func (d *Digest) Read(p []byte) (n int, err error) {
 			d.fetch(d.pos, d.ob[:])
 			d.obPos, d.obLen = d.pos, outBufLen
 		}
+		d.ahead = true
 		copy(p, d.ob[d.pos-d.obPos:])
 	}
 	d.pos += k
@@ -102,10 +116,10 @@ func (d *Digest) fetch(pos uint64, p []byte) {
 		// next to the input (BenchmarkDigestNew), and the node the rest,
 		// from then on.
 		if !outGo || 2*len(p) <= 3*d.n-chunkLen {
-			must(lib.HashXOF(d.mode, d.modeKey(), false, d.in[:d.n], pos, p))
+			must(lib.HashXOF(d.mode, d.modeKey(), false, d.input(), pos, p))
 			return
 		}
-		d.src, d.node = srcNode, guts.CompressChunk(d.in[:d.n], keyWords(d.mode, &d.key), 0, modeFlags(d.mode))
+		d.src, d.node = srcNode, guts.CompressChunk(d.input(), keyWords(d.mode, &d.key), 0, modeFlags(d.mode))
 	case srcMerge:
 		if !outGo {
 			must(lib.MergeRoot(&d.left, &d.right, d.mode, d.modeKey(), pos, p))
@@ -134,13 +148,64 @@ func outputInGo(haveLib bool, goos, goarch string, avx2 bool, simd string) bool 
 	return haveLib && goarch == "amd64" && avx2 && (simd != "avx512" || goos == "windows")
 }
 
+// setShort makes d the Digest of in, an input of one chunk or less in
+// d.mode (with d.key), which never crossed into the library. Up to a block
+// it keeps in itself (srcShort). A longer one costs a Digest either its
+// root node, computed now, or a copy on the heap, and it gets the cheaper
+// of the two where the first read is what it costs: the node (srcNode),
+// where the plan hashes an input that long in Go (with zeebo's assembly or
+// lukechampine's one-chunk code, as a one-shot hash of it would), the copy
+// where it hashes it in the library (srcShort). A Digest that held a whole
+// chunk in itself was 1 KiB larger: each Digest that escapes to the heap
+// allocated that much more (BenchmarkDigestNew, docs/dispatch.md).
+func (d *Digest) setShort(in []byte) {
+	d.n = len(in)
+	if d.n <= len(d.short) {
+		d.src = srcShort
+		copy(d.short[:], in)
+		return
+	}
+	switch im := implFor(d.n); {
+	case im == implZeebo && d.mode == modeHash:
+		if node, ok := zeeboChunkRoot(in); ok {
+			d.src, d.node = srcNode, node
+			return
+		}
+		fallthrough
+	case im == implLuke:
+		d.src, d.node = srcNode, guts.CompressChunk(in, keyWords(d.mode, &d.key), 0, modeFlags(d.mode))
+	default:
+		d.src, d.heap = srcShort, slices.Clone(in)
+	}
+}
+
+// zeeboChunkRoot is the root node of in, one chunk or less, in plain
+// hashing, from zeebo's hasher (its assembly), and false where zeebo's
+// Digest is not laid out as internal/ffi expects. zeebo's hasher is on
+// this function's stack (10 KiB), not on its callers'.
+//
+//go:noinline
+func zeeboChunkRoot(in []byte) (guts.Node, bool) {
+	z := zeebo.New()
+	_, _ = z.Write(in)
+	return ffi.ZeeboRoot(z.Digest())
+}
+
+// input is the input of a srcShort Digest.
+func (d *Digest) input() []byte {
+	if d.heap != nil {
+		return d.heap
+	}
+	return d.short[:d.n]
+}
+
 // first writes the first len(p) <= 64 bytes of the output of a short
 // input (srcShort), the usual single read of a Digest, as a one-shot hash
 // computes them: through the size dispatch, which gives an input that
 // short to zeebo where a crossing costs more than the hash
 // (BenchmarkDigestNew).
 func (d *Digest) first(p []byte) {
-	in := d.in[:d.n]
+	in := d.input()
 	if d.mode == modeHash {
 		s := Sum512(in)
 		copy(p, s[:])

@@ -252,31 +252,39 @@ func TestDifferentialDigestSmallReads(t *testing.T) {
 	if !nativeActive(t) {
 		t.Skip("native backend not active")
 	}
+	waitPlan()
+	saved := planNow.Load()
+	defer planNow.Store(saved)
 	forEachOutput(t, func(t *testing.T) {
 		long := vectorInput(3*bufSize + 5)
 		key := []byte(vectorKey)
-		for _, m := range allHashModes {
-			for _, in := range [][]byte{long, long[:700]} {
-				h := newModeHasher(t, m, key, vectorContext)
-				_, _ = h.Write(in)
-				digestSmallReads(t, h)
+		// Each plan, for each way a Digest holds a short input (setShort).
+		for _, im := range []impl{implNative, implZeebo, implLuke} {
+			planNow.Store(planAll(im))
+			for _, m := range allHashModes {
+				for _, in := range [][]byte{long, long[:700], long[:64]} {
+					h := newModeHasher(t, m, key, vectorContext)
+					_, _ = h.Write(in)
+					digestSmallReads(t, h, in)
+				}
 			}
 		}
 	})
 }
 
-// digestSmallReads reads h's Digest as TestDifferentialDigestSmallReads
-// says, against the library's output, fetched from the Digest of h as it
-// is first taken (a short input's or a merge's, which the library gives).
-func digestSmallReads(t *testing.T, h *Hasher) {
+// digestSmallReads reads h's Digest (h has hashed in) as
+// TestDifferentialDigestSmallReads says, against the library's output: of
+// in where it is one chunk or less, else of the Digest of h as it is first
+// taken (a merge, which the library gives).
+func digestSmallReads(t *testing.T, h *Hasher, in []byte) {
 	ref := h.Digest()
 	libOutput := func(pos uint64, n int) []byte {
 		t.Helper()
 		out := make([]byte, n)
-		switch ref.src {
-		case srcShort:
-			must(lib.HashXOF(ref.mode, ref.modeKey(), false, ref.in[:ref.n], pos, out))
-		case srcMerge:
+		switch {
+		case len(in) <= chunkLen:
+			must(lib.HashXOF(ref.mode, ref.modeKey(), false, in, pos, out))
+		case ref.src == srcMerge:
 			must(lib.MergeRoot(&ref.left, &ref.right, ref.mode, ref.modeKey(), pos, out))
 		default:
 			t.Fatalf("a Digest from source %d, not the library's", ref.src)
@@ -307,12 +315,20 @@ func digestSmallReads(t *testing.T, h *Hasher) {
 		return d
 	}
 
-	// The buffer is fetched at 1 by the second read and covers [1, 1025):
-	// a read of 1023 at 3 runs one byte past it.
+	// The first read fetches the block [0, 64), which serves the next two;
+	// a read of 62 at 3 runs one byte past it. The buffer is fetched at 65
+	// and covers [65, 65+outBufLen): a read that ends at its end is served,
+	// the next one is not; a read of outBufLen or more goes around it.
 	d := at(0)
-	for _, n := range []int{1, 1, 1, 1023, 0, 1024, 5, outBufLen - 1} {
+	for _, n := range []int{1, 1, 1, 62, outBufLen - 1, 1, 2, 0, outBufLen, 5} {
 		read(d, "edges", n)
 	}
+	// A first read away from 0 fetches the block where it is, which must
+	// not serve a read at 0 after a seek back.
+	d = at(100)
+	read(d, "first read at 100", 16)
+	_, _ = d.Seek(0, io.SeekStart)
+	read(d, "at 0 after a first read at 100", 16)
 	// Across 2^64 from a buffer fetched before it, then at the wrapped
 	// position, which the buffer must not serve.
 	d = at(math.MaxUint64 - 15)
@@ -576,14 +592,14 @@ func TestDigestReadAheadCopies(t *testing.T) {
 				return nil
 			}
 			d := h.Digest()
-			if err := read(d, 0, 64); err != nil { // the second read fills d's buffer
+			if err := read(d, 0, 96); err != nil { // the third read fills d's buffer
 				t.Fatal(err)
 			}
 			c := *d
 			var wg sync.WaitGroup
 			errs := make([]error, 2)
-			wg.Go(func() { errs[0] = read(d, 64, 4096) })
-			wg.Go(func() { errs[1] = read(&c, 64, 4096) })
+			wg.Go(func() { errs[0] = read(d, 96, 4096) })
+			wg.Go(func() { errs[1] = read(&c, 96, 4096) })
 			wg.Wait()
 			for _, err := range errs {
 				if err != nil {

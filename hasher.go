@@ -873,10 +873,8 @@ func (h *Hasher) digest(d *Digest) {
 	}
 	d.mode, d.key = h.mode, h.key
 	if !h.live && h.front == 0 && h.nbuf <= chunkLen {
-		// One chunk or less: its root is no parent; the library hashes it
-		// again at each read.
-		d.src, d.n = srcShort, h.nbuf
-		copy(d.in[:], h.pending())
+		// One chunk or less: its root is no parent.
+		d.setShort(h.pending())
 		return
 	}
 	d.src = srcMerge

@@ -858,34 +858,61 @@ func TestAllocationsNewHasher(t *testing.T) {
 		// A Hasher that has no tree on the heap (its input gathered, or
 		// its front held in itself) is read where it is: a saved state
 		// appended to a buffer with room allocates nothing, and a Digest
-		// only itself, however often. (On the Go path these sizes are in
+		// only itself, however often, and for an input of a block to a
+		// chunk that the plan hashes in the library, a copy of it
+		// (setShort), under each plan. (On the Go path these sizes are in
 		// zeebo's hasher, whose export allocates.)
-		for _, n := range []int{0, 64, chunkLen, 2 * chunkLen, 2 * firstLen} {
-			if lib == nil {
-				break
-			}
-			h := New()
-			_, _ = h.Write(in[:n])
-			st := make([]byte, 0, 2*n)
-			if a, b := perRun(func() { st, _ = h.AppendBinary(st[:0]) }); a != 0 {
-				t.Errorf("AppendBinary after a write of %d bytes: %d allocations, %d bytes per run; want none", n, a, b)
-			}
-			if a, b := perRun(func() { h.Digest() }); a > 1 || b > class(unsafe.Sizeof(Digest{})) {
-				t.Errorf("Digest after a write of %d bytes: %d allocations, %d bytes per run; want at most 1 and %d", n, a, b, class(unsafe.Sizeof(Digest{})))
-			}
-			// One not kept stays on the caller's stack, as zeebo's does.
-			out := make([]byte, 64)
-			if a, b := perRun(func() { _, _ = h.Digest().Read(out) }); a != 0 {
-				t.Errorf("Digest and a read of it after a write of %d bytes: %d allocations, %d bytes per run; want none", n, a, b)
-			}
-			if n == 0 {
-				continue // an empty subtree has no chaining value: an error
-			}
-			s := New()
-			_ = s.SetInputOffset(0)
-			_, _ = s.Write(in[:n])
-			if a, b := perRun(func() { _, _ = s.FinalizeNonRoot() }); a != 0 {
-				t.Errorf("FinalizeNonRoot after a write of %d bytes: %d allocations, %d bytes per run; want none", n, a, b)
+		if sz := unsafe.Sizeof(Digest{}); sz > 1024 {
+			t.Errorf("a Digest is %d bytes: it holds more than a block of input, or its read-ahead buffer, in itself", sz)
+		}
+		saved := planNow.Load()
+		defer planNow.Store(saved)
+		for _, im := range []impl{implLuke, implZeebo, implNative} {
+			planNow.Store(planAll(im))
+			for _, n := range []int{0, 64, 65, chunkLen, 2 * chunkLen, 2 * firstLen} {
+				if lib == nil {
+					break
+				}
+				var copies, copied uint64
+				if im == implNative && n > 64 && n <= chunkLen {
+					copies, copied = 1, class(uintptr(n))
+				}
+				h := New()
+				_, _ = h.Write(in[:n])
+				if a, b := perRun(func() { h.Digest() }); a > 1+copies || b > class(unsafe.Sizeof(Digest{}))+copied {
+					t.Errorf("plan %v: Digest after a write of %d bytes: %d allocations, %d bytes per run; want at most %d and %d",
+						im, n, a, b, 1+copies, class(unsafe.Sizeof(Digest{}))+copied)
+				}
+				// One not kept stays on the caller's stack, as zeebo's does,
+				// however it is read.
+				out := make([]byte, 64)
+				reads := []func(){
+					func() { _, _ = h.Digest().Read(out) },
+					func() { d := h.Digest(); _, _ = d.Read(out[:32]); _, _ = d.Read(out[32:]) },
+					func() { d := h.Digest(); _, _ = d.Read(out[:16]); _, _ = d.Read(out[16:32]); _, _ = d.Read(out[32:]) },
+				}
+				for i, read := range reads {
+					if a, b := perRun(read); a != copies || b > copied {
+						t.Errorf("plan %v: Digest and %d reads of it after a write of %d bytes: %d allocations, %d bytes per run; want %d and at most %d",
+							im, i+1, n, a, b, copies, copied)
+					}
+				}
+				if im != implLuke {
+					continue
+				}
+				st := make([]byte, 0, 2*n)
+				if a, b := perRun(func() { st, _ = h.AppendBinary(st[:0]) }); a != 0 {
+					t.Errorf("AppendBinary after a write of %d bytes: %d allocations, %d bytes per run; want none", n, a, b)
+				}
+				if n == 0 {
+					continue // an empty subtree has no chaining value: an error
+				}
+				s := New()
+				_ = s.SetInputOffset(0)
+				_, _ = s.Write(in[:n])
+				if a, b := perRun(func() { _, _ = s.FinalizeNonRoot() }); a != 0 {
+					t.Errorf("FinalizeNonRoot after a write of %d bytes: %d allocations, %d bytes per run; want none", n, a, b)
+				}
 			}
 		}
 	})

@@ -318,6 +318,17 @@ else
 			"$0" "$MUTANTS" "$PICK" >"$SCRATCH/worker$w.log" 2>&1 &
 		pids+=($!)
 	done
+	# A line a minute while the workers run, so that a long run shows it
+	# is alive.
+	total=$(echo "$ids" | wc -l | tr -d ' ')
+	ticks=0
+	while [ -n "$(jobs -rp)" ]; do
+		sleep 5
+		ticks=$((ticks + 1))
+		if [ $((ticks % 12)) = 0 ]; then
+			echo "mutate.sh: $(find "$BLOCKS" -type f | wc -l | tr -d ' ') of $total mutants done"
+		fi
+	done
 	for ((w = 0; w < JOBS; w++)); do
 		if ! wait "${pids[$w]}"; then
 			echo "mutate.sh: worker $w failed:" >&2
