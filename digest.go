@@ -79,9 +79,10 @@ func (d *Digest) Read(p []byte) (n int, err error) {
 	case k >= outBufLen:
 		d.fetch(d.pos, p)
 	case !d.ahead && k <= 64:
-		// The first small read, the usual use of a Digest: it fetches a
-		// block, which costs no more than fewer bytes, so that a second
-		// read within it (two keys from one output) is a copy.
+		// The first small read, the usual use of a Digest: it fetches 64
+		// bytes (one block from position 0, which costs no more than
+		// fewer bytes; two from elsewhere), so that a second read within
+		// them (two keys from one output) is a copy.
 		d.fetch(d.pos, d.ob[:64])
 		d.obPos, d.obLen, d.ahead = d.pos, 64, true
 		copy(p, d.ob[:])
@@ -133,7 +134,8 @@ func (d *Digest) fetch(pos uint64, p []byte) {
 // outGo reports whether the output of a Digest on the native path is
 // computed in Go, from its root node, rather than by the library (but for
 // a short input's first read, and its fetches that are short next to the
-// input: fetch). The crate computes output blocks side by side only
+// input: fetch). A Digest that setShort gave a root node (srcNode) reads
+// it in Go whatever outGo says. The crate computes output blocks side by side only
 // with AVX-512 on unix (its Platform::xof_many); elsewhere it compresses
 // one block per call, as zeebo does, while lukechampine's code compresses 8
 // blocks side by side in AVX2 assembly (16 with AVX-512): on an AVX2 host,
@@ -161,7 +163,7 @@ func outputInGo(haveLib bool, goos, goarch string, avx2 bool, simd string) bool 
 func (d *Digest) setShort(in []byte) {
 	d.n = len(in)
 	if d.n <= len(d.short) {
-		d.src = srcShort
+		d.src, d.heap = srcShort, nil
 		copy(d.short[:], in)
 		return
 	}

@@ -316,9 +316,11 @@ func digestSmallReads(t *testing.T, h *Hasher, in []byte) {
 	}
 
 	// The first read fetches the block [0, 64), which serves the next two;
-	// a read of 62 at 3 runs one byte past it. The buffer is fetched at 65
-	// and covers [65, 65+outBufLen): a read that ends at its end is served,
-	// the next one is not; a read of outBufLen or more goes around it.
+	// a read of 62 at 3 runs one byte past it and fetches the buffer at 3,
+	// [3, 3+outBufLen), past whose end the read of outBufLen-1 at 65 runs:
+	// the buffer is fetched again at 65, and serves the read of 1 that
+	// ends at its end, not the 2 after it; a read of outBufLen or more
+	// goes around it.
 	d := at(0)
 	for _, n := range []int{1, 1, 1, 62, outBufLen - 1, 1, 2, 0, outBufLen, 5} {
 		read(d, "edges", n)

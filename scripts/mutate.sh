@@ -90,7 +90,16 @@ restore() {
 		CURRENT=""
 	fi
 }
+WORKERS=()
 cleanup() {
+	# Workers started in the background ignore SIGINT (bash starts a
+	# script's background jobs so), and each is the leader of its own
+	# process group (setsid): stop each group, its tests with it.
+	local w
+	for w in "${WORKERS[@]}"; do
+		kill -TERM -- "-$w" 2>/dev/null || kill -TERM "$w" 2>/dev/null || true
+	done
+	[ "${#WORKERS[@]}" = 0 ] || wait "${WORKERS[@]}" 2>/dev/null || true
 	restore
 	rm -rf "$SCRATCH"
 }
@@ -313,10 +322,15 @@ else
 	# Each worker works on its own copy of the module (the script's
 	# default), so it is started without MUTATE_IN_PLACE.
 	pids=()
+	setsid=
+	if command -v setsid >/dev/null; then
+		setsid="setsid -w"
+	fi
 	for ((w = 0; w < JOBS; w++)); do
 		MUTATE_IN_PLACE=0 MUTATE_SHARD=$w MUTATE_JOBS=$JOBS MUTATE_BLOCKS=$BLOCKS \
-			"$0" "$MUTANTS" "$PICK" >"$SCRATCH/worker$w.log" 2>&1 &
+			$setsid "$0" "$MUTANTS" "$PICK" >"$SCRATCH/worker$w.log" 2>&1 &
 		pids+=($!)
+		WORKERS+=($!)
 	done
 	# A line a minute while the workers run, so that a long run shows it
 	# is alive.
@@ -336,6 +350,7 @@ else
 			exit 2
 		fi
 	done
+	WORKERS=() # all waited for: their numbers may be reused
 	for id in $ids; do
 		[ -f "$BLOCKS/$id" ] || { echo "mutate.sh: no result for $id" >&2; exit 2; }
 		# An equivalent mutant killed while another worker ran: once
