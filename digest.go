@@ -34,8 +34,8 @@ type Digest struct {
 	heap        []byte    // srcShort: the input, if longer (setShort)
 
 	// Output fetched ahead for small reads: ob[:obLen] is the output from
-	// obPos on. Held by value, so that a copy of a Digest is independent.
-	ahead bool
+	// obPos on (obLen is 0 until the first small read). Held by value, so
+	// that a copy of a Digest is independent.
 	ob    [outBufLen]byte
 	obPos uint64
 	obLen uint64
@@ -78,13 +78,13 @@ func (d *Digest) Read(p []byte) (n int, err error) {
 	case k == 0:
 	case k >= outBufLen:
 		d.fetch(d.pos, p)
-	case !d.ahead && k <= 64:
+	case d.obLen == 0 && k <= 64:
 		// The first small read, the usual use of a Digest: it fetches 64
 		// bytes (one block from position 0, which costs no more than
 		// fewer bytes; two from elsewhere), so that a second read within
 		// them (two keys from one output) is a copy.
 		d.fetch(d.pos, d.ob[:64])
-		d.obPos, d.obLen, d.ahead = d.pos, 64, true
+		d.obPos, d.obLen = d.pos, 64
 		copy(p, d.ob[:])
 	default:
 		// Serve from ob when all of p is there, at positions not wrapped
@@ -94,7 +94,6 @@ func (d *Digest) Read(p []byte) (n int, err error) {
 			d.fetch(d.pos, d.ob[:])
 			d.obPos, d.obLen = d.pos, outBufLen
 		}
-		d.ahead = true
 		copy(p, d.ob[d.pos-d.obPos:])
 	}
 	d.pos += k
@@ -135,12 +134,13 @@ func (d *Digest) fetch(pos uint64, p []byte) {
 // computed in Go, from its root node, rather than by the library (but for
 // a short input's first read, and its fetches that are short next to the
 // input: fetch). A Digest that setShort gave a root node (srcNode) reads
-// it in Go whatever outGo says. The crate computes output blocks side by side only
-// with AVX-512 on unix (its Platform::xof_many); elsewhere it compresses
-// one block per call, as zeebo does, while lukechampine's code compresses 8
-// blocks side by side in AVX2 assembly (16 with AVX-512): on an AVX2 host,
-// about three times the library's output speed (BenchmarkGoXOF,
-// docs/dispatch.md). It is set with the backend (outputInGo).
+// it in Go whatever outGo says. The crate computes output blocks side by
+// side only with AVX-512 on unix (its Platform::xof_many); elsewhere it
+// compresses one block per call, as zeebo does, while lukechampine's code
+// compresses 8 blocks side by side in AVX2 assembly (16 with AVX-512): on
+// an AVX2 host, about three times the library's output speed
+// (BenchmarkGoXOF, docs/dispatch.md). It is set with the backend
+// (outputInGo).
 var outGo bool
 
 // outputInGo is outGo's rule: Go on amd64 with AVX2 (goXOF's runs), but
@@ -159,7 +159,7 @@ func outputInGo(haveLib bool, goos, goarch string, avx2 bool, simd string) bool 
 // lukechampine's one-chunk code, as a one-shot hash of it would), the copy
 // where it hashes it in the library (srcShort). A Digest that held a whole
 // chunk in itself was 1 KiB larger: each Digest that escapes to the heap
-// allocated that much more (BenchmarkDigestNew, docs/dispatch.md).
+// allocated that much more (BenchmarkDigestNew, docs/stream.md).
 func (d *Digest) setShort(in []byte) {
 	d.n = len(in)
 	if d.n <= len(d.short) {
