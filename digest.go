@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
+	"sync/atomic"
 
 	"github.com/purego-blake3/blake3/internal/ffi"
 	zeebo "github.com/zeebo/blake3"
@@ -16,123 +18,240 @@ import (
 // not safe for concurrent use; a copy (d2 := *d) is independent.
 //
 // A Digest that escapes to the heap (through io.Reader, say) is allocated
-// at each Hasher.Digest, and it holds what its output needs, up to a block
-// of input, and 256 bytes of output read ahead (BenchmarkDigestNew).
+// at each Hasher.Digest: it holds the root node of the output, or what
+// gives it, and the block of output that small reads are served from
+// (BenchmarkDigestNew); a long run of small reads allocates, once, a
+// buffer for output fetched ahead (BenchmarkDigestRead).
 type Digest struct {
-	src uint8
-	pos uint64 // the output position, but for srcGo (zeebo keeps its own)
-	err error  // srcErr: why there is no output
+	err   error         // srcErr: why there is no output
+	heap  []byte        // srcShort: the input
+	zd    *zeebo.Digest // srcGo: zeebo's Digest, never read (a copy of it is)
+	ahead *outAhead     // see ob
+	pos   uint64        // the output position
 
-	g zeebo.Digest // srcGo
+	// The root node, for srcNode and srcLib; for srcShort, only the key
+	// (CV) and the mode's flag (Flags).
+	node guts.Node
+	mode uint32
+	src  uint8
 
-	mode        uint32
-	key         [32]byte  // srcShort, srcMerge: the key or context key
-	left, right [32]byte  // srcMerge: the root's children
-	node        guts.Node // srcNode: the root, in Go
-	n           int       // srcShort: the input's length
-	short       [64]byte  // srcShort: the input, short[:n], if no longer
-	heap        []byte    // srcShort: the input, if longer (setShort)
-
-	// Output fetched ahead for small reads: ob[:obLen] is the output from
-	// obPos on (obLen is 0 until the first small read). Held by value, so
-	// that a copy of a Digest is independent.
-	ob    [outBufLen]byte
-	obPos uint64
-	obLen uint64
+	// ob is the output block at obPos (a multiple of its length), where
+	// obOK: small reads are served from it. Held by value, so that a copy
+	// of a Digest is independent. refills counts the blocks fetched into
+	// it, up to aheadAfter, after which small reads are served from ahead.
+	obOK    bool
+	refills uint8
+	obPos   uint64
+	ob      [guts.BlockSize]byte
 }
+
+// outAhead is output fetched ahead for a long run of small reads, on the
+// heap: used only by the Digest at the address that owner holds, so that
+// a copy of a Digest (elsewhere) neither reads nor writes it, and makes
+// its own if it needs one (fromRun).
+type outAhead struct {
+	owner atomic.Uintptr
+	pos   uint64 // b holds the output from pos
+	b     [xofRun]byte
+}
+
+// aheadAfter is how many blocks a Digest fetches one at a time for small
+// reads before it fetches xofRun bytes at once, into an outAhead: fewer
+// small reads than that (one or two keys from an output) cost no
+// allocation, and a longer run costs one, and then a run of blocks (one
+// call; in Go, computed side by side where lukechampine has assembly) per
+// xofRun bytes instead of a block (BenchmarkDigestRead, docs/stream.md).
+const aheadAfter = 8
 
 // Where a Digest's output comes from.
 const (
 	srcNone  uint8 = iota // the zero Digest, not from a Hasher
-	srcGo                 // a zeebo Digest
-	srcShort              // the input (one chunk or less, input()): hashed again at each fetch, until fetch makes it srcNode
-	srcMerge              // the library, merging left and right at each fetch, until fetch makes it srcNode
-	srcNode               // lukechampine's primitives, from node (goXOF)
+	srcNode               // the root node, in Go (goXOF)
+	srcLib                // the root node, in Go or by the library: the node of an input of a block or less, or a parent node
+	srcShort              // the input (heap), of a block to a chunk: hashed by the library at each fetch, until fetch makes it srcNode
+	srcGo                 // a copy of zd, where zeebo's Digest has a layout ffi does not know
 	srcErr                // none: err
 )
-
-// outBufLen is how much output a small read fetches at once, but for the
-// first one (a block): a call that produces 256 bytes (4 blocks) costs
-// little more than one that produces 1 byte where the blocks are computed
-// side by side, and it is held in the Digest, which costs each Digest
-// that escapes to the heap its size (BenchmarkDigestRead,
-// BenchmarkDigestNew).
-const outBufLen = 256
 
 // Read reads data from the hasher into p. It always fills the entire buffer
 // and never errors, but for the Digest of a hasher with a non-zero input
 // offset (see Hasher.SetInputOffset), which has no output to read. The
 // output is defined for 2^64 bytes; what reads past that return is
-// unspecified (the position itself wraps modulo 2^64).
+// unspecified (the position itself wraps modulo 2^64). (On the Go path
+// with a version of github.com/zeebo/blake3 whose Digest this package does
+// not know, a read of output past 2^63 bytes, which only reading that far
+// reaches, is an error: zeebo's Digest cannot seek there.)
 func (d *Digest) Read(p []byte) (n int, err error) {
 	switch d.src {
-	case srcGo:
-		return d.g.Read(p)
 	case srcErr:
 		return 0, d.err
 	case srcNone:
 		return 0, errors.New("blake3: Read on a Digest that did not come from Hasher.Digest")
+	case srcGo:
+		// zeebo's Digest cannot seek to 2^63 or past: every fetch starts
+		// before the end of the read, and so before 2^63.
+		if d.pos > 1<<63 || uint64(len(p)) > 1<<63-d.pos {
+			return 0, errors.New("blake3: Read past 2^63 bytes of output, where this package does not know the layout of zeebo's Digest")
+		}
 	}
 	k := uint64(len(p))
-	switch {
-	case k == 0:
-	case k >= outBufLen:
-		d.fetch(d.pos, p)
-	case d.obLen == 0 && k <= 64:
-		// The first small read, the usual use of a Digest: it fetches 64
-		// bytes (one block from position 0, which costs no more than
-		// fewer bytes; two from elsewhere), so that a second read within
-		// them (two keys from one output) is a copy.
-		d.fetch(d.pos, d.ob[:64])
-		d.obPos, d.obLen = d.pos, 64
-		copy(p, d.ob[:])
-	default:
-		// Serve from ob when all of p is there, at positions not wrapped
-		// past 2^64 since it was fetched (so that the bytes are exactly
-		// what a direct read at d.pos gives); else fetch from d.pos.
-		if d.obLen < k || d.pos < d.obPos || d.pos-d.obPos > d.obLen-k {
-			d.fetch(d.pos, d.ob[:])
-			d.obPos, d.obLen = d.pos, outBufLen
-		}
+	if d.obOK && k <= guts.BlockSize && d.pos-d.obPos <= guts.BlockSize-k {
+		// Within the block at hand: the usual second read of one output.
 		copy(p, d.ob[d.pos-d.obPos:])
+		d.pos += k
+		return len(p), nil
 	}
-	d.pos += k
-	return len(p), nil
+	if d.pos+k < d.pos || k >= xofRun || k >= guts.BlockSize && d.refills < aheadAfter {
+		// A large read, one that wraps past 2^64, or one of a block or
+		// more before the Digest has fetched aheadAfter blocks (as the
+		// small reads count them: a long run of such reads gets runs of
+		// output ahead too), straight from the source, as one fetch.
+		if k < xofRun {
+			d.refills = min(d.refills+1, aheadAfter)
+		}
+		d.fetch(d.pos, p)
+		d.pos += k
+		return len(p), nil
+	}
+	// Small reads from the block at hand, each block fetched once.
+	for n < len(p) {
+		if !d.obOK || d.pos-d.obPos >= guts.BlockSize {
+			d.nextBlock()
+		}
+		c := copy(p[n:], d.ob[d.pos-d.obPos:])
+		n += c
+		d.pos += uint64(c)
+	}
+	return n, nil
+}
+
+// nextBlock makes the block at hand the one at d.pos: fetched alone, or,
+// once d has fetched aheadAfter blocks alone, copied from a run of them
+// fetched ahead (fromRun).
+func (d *Digest) nextBlock() {
+	d.obPos, d.obOK = d.pos&^(guts.BlockSize-1), true
+	if d.fromRun() {
+		return
+	}
+	d.fetch(d.obPos, d.ob[:])
+	d.refills = min(d.refills+1, aheadAfter)
+}
+
+// fromRun copies the block at d.obPos to d.ob from d's run of output
+// fetched ahead, fetching the run first if it must, and reports whether it
+// did: not before d has fetched aheadAfter blocks alone, nor where a run
+// from d.obPos would pass 2^64 (after which the output at a position is
+// what a read that starts there gives, not what one that ran on from
+// before gives; and so d.obPos-a.pos wraps where d.obPos is before a run).
+//
+// A run is d's while its owner is d's address, and taken while it is 0:
+// d takes it from its own address and gives it back to its address after
+// (which a fetch that grew the stack may have moved), so that a copy of d
+// elsewhere, or on another goroutine at an address d's stack left, never
+// touches it at the same time, and makes its own.
+func (d *Digest) fromRun() bool {
+	a := d.ahead
+	if a != nil && !a.owner.CompareAndSwap(ffi.Addr(d), 0) {
+		a = nil // not d's: it came with a copy
+	}
+	if a == nil || d.obPos-a.pos >= xofRun {
+		if d.refills < aheadAfter || d.obPos > math.MaxUint64-xofRun {
+			if a != nil {
+				a.owner.Store(ffi.Addr(d))
+			}
+			return false
+		}
+		if a == nil {
+			a = new(outAhead) // taken
+			d.ahead = a
+		}
+		d.fetch(d.obPos, a.b[:])
+		a.pos = d.obPos
+	}
+	copy(d.ob[:], a.b[d.obPos-a.pos:])
+	a.owner.Store(ffi.Addr(d))
+	return true
 }
 
 // fetch writes the output from position pos to p.
 func (d *Digest) fetch(pos uint64, p []byte) {
 	switch d.src {
-	case srcShort:
-		if pos == 0 && len(p) <= 64 {
+	case srcGo:
+		z := *d.zd
+		_, _ = z.Seek(int64(pos), io.SeekStart) // below 2^63: Read
+		_, _ = z.Read(p)
+		return
+	case srcLib:
+		if pos == 0 && len(p) <= guts.BlockSize && d.node.Flags&guts.FlagParent == 0 {
 			d.first(p)
 			return
 		}
-		// The root node is computed once, by lukechampine's portable code,
-		// at about twice the time per block of input that the library
-		// takes to hash the input again at each fetch; from the node, the
-		// output comes at about a third of the library's time per block
-		// (BenchmarkGoXOF). So the library serves a fetch that is short
-		// next to the input (BenchmarkDigestNew), and the node the rest,
-		// from then on.
-		if !outGo || 2*len(p) <= 3*d.n-chunkLen {
-			must(lib.HashXOF(d.mode, d.modeKey(), false, d.input(), pos, p))
+		if libOutput(len(p)) {
+			d.libFetch(pos, p)
 			return
 		}
-		d.src, d.node = srcNode, guts.CompressChunk(d.input(), keyWords(d.mode, &d.key), 0, modeFlags(d.mode))
-	case srcMerge:
-		if !outGo {
-			must(lib.MergeRoot(&d.left, &d.right, d.mode, d.modeKey(), pos, p))
+	case srcShort:
+		// The root node is computed once, in Go, at about twice the time
+		// per block of input that the library takes to hash the input
+		// again at each fetch; from the node, a block costs one
+		// compression. So the library serves the first block, as a
+		// one-shot hash would, and a fetch of more than a block where it
+		// computes output faster than Go (not outGo) or where the fetch is
+		// short next to the input; the node the rest, from then on
+		// (BenchmarkDigestNew, BenchmarkDigestRead).
+		if pos == 0 && len(p) <= guts.BlockSize || len(p) > guts.BlockSize && (!outGo || 2*len(p) <= 3*len(d.heap)-chunkLen) {
+			var key [32]byte
+			must(lib.HashXOF(d.mode, d.modeKey(&key), false, d.heap, pos, p))
 			return
 		}
-		d.src, d.node = srcNode, parentNode(&d.left, &d.right, keyWords(d.mode, &d.key), modeFlags(d.mode))
+		d.src, d.node = srcNode, guts.CompressChunk(d.heap, &d.node.CV, 0, d.node.Flags)
+		d.heap = nil
 	}
 	goXOF(d.node, pos, p)
 }
 
+// first writes the first len(p) <= 64 bytes of the output of an input of
+// up to a block (srcLib, not a parent), the usual single read of a
+// Digest: from its node, one compression in Go, unless the plan hashes an
+// input that long in the library, faster than Go does (BenchmarkDigestNew).
+func (d *Digest) first(p []byte) {
+	if implFor(int(d.node.BlockLen)) != implNative {
+		goXOF(d.node, 0, p)
+		return
+	}
+	var key [32]byte
+	b := guts.WordsToBytes(d.node.Block)
+	must(lib.HashXOF(d.mode, d.modeKey(&key), false, b[:d.node.BlockLen], 0, p))
+}
+
+// libFetch is fetch from the library, for srcLib: the root node is a
+// parent node, whose block is the root's children, or the node of one
+// block of input, its block.
+func (d *Digest) libFetch(pos uint64, p []byte) {
+	var key [32]byte
+	b := guts.WordsToBytes(d.node.Block)
+	if d.node.Flags&guts.FlagParent != 0 {
+		must(lib.MergeRoot((*[32]byte)(b[:32]), (*[32]byte)(b[32:]), d.mode, d.modeKey(&key), pos, p))
+		return
+	}
+	must(lib.HashXOF(d.mode, d.modeKey(&key), false, b[:d.node.BlockLen], pos, p))
+}
+
+// libOutput reports whether the library computes k bytes of output from a
+// root node that Go has too (srcLib). Up to a block, one compression
+// either way: the library where the plan has it hash one block, in a
+// crossing, faster than Go does; past a block, where it computes output
+// faster (outGo).
+func libOutput(k int) bool {
+	if k <= guts.BlockSize {
+		return lib != nil && implFor(guts.BlockSize) == implNative
+	}
+	return lib != nil && !outGo
+}
+
 // outGo reports whether the output of a Digest on the native path is
 // computed in Go, from its root node, rather than by the library (but for
-// a short input's first read, and its fetches that are short next to the
+// reads of up to a block: libOutput; and the first block of a short
 // input: fetch). A Digest that setShort gave a root node (srcNode) reads
 // it in Go whatever outGo says. The crate computes output blocks side by
 // side only with AVX-512 on unix (its Platform::xof_many); elsewhere it
@@ -151,34 +270,48 @@ func outputInGo(haveLib bool, goos, goarch string, avx2 bool, simd string) bool 
 }
 
 // setShort makes d the Digest of in, an input of one chunk or less in
-// d.mode (with d.key), which never crossed into the library. Up to a block
-// it keeps in itself (srcShort). A longer one costs a Digest either its
-// root node, computed now, or a copy on the heap, and it gets the cheaper
-// of the two where the first read is what it costs: the node (srcNode),
-// where the plan hashes an input that long in Go (with zeebo's assembly or
-// lukechampine's one-chunk code, as a one-shot hash of it would), the copy
-// where it hashes it in the library (srcShort). A Digest that held a whole
-// chunk in itself was 1 KiB larger: each Digest that escapes to the heap
-// allocated that much more (BenchmarkDigestNew, docs/stream.md).
-func (d *Digest) setShort(in []byte) {
-	d.n = len(in)
-	if d.n <= len(d.short) {
-		d.src, d.heap = srcShort, nil
-		copy(d.short[:], in)
+// mode, with key, which never crossed into the library. The node of an
+// input of up to a block is the block itself (srcLib). A longer one costs
+// a Digest either its root node, computed now, or a copy on the heap, and
+// it gets the cheaper of the two where the first read is what it costs:
+// the node (srcNode), where the plan hashes an input that long in Go (with
+// zeebo's assembly or lukechampine's one-chunk code, as a one-shot hash of
+// it would), the copy where it hashes it in the library (srcShort). A
+// Digest that held a whole chunk in itself was 1 KiB larger: each Digest
+// that escapes to the heap allocated that much more (BenchmarkDigestNew,
+// docs/stream.md).
+func (d *Digest) setShort(mode uint32, key *[32]byte, in []byte) {
+	d.mode = mode
+	kw, flags := keyWords(mode, key), modeFlags(mode)
+	if len(in) <= guts.BlockSize {
+		var block [guts.BlockSize]byte
+		copy(block[:], in)
+		d.src, d.node = srcLib, guts.Node{
+			CV:       *kw,
+			Block:    guts.BytesToWords(block),
+			BlockLen: uint32(len(in)),
+			Flags:    guts.FlagChunkStart | guts.FlagChunkEnd | flags,
+		}
 		return
 	}
-	switch im := implFor(d.n); {
-	case im == implZeebo && d.mode == modeHash:
+	switch im := implFor(len(in)); {
+	case im == implZeebo && mode == modeHash:
 		if node, ok := zeeboChunkRoot(in); ok {
 			d.src, d.node = srcNode, node
 			return
 		}
 		fallthrough
 	case im == implLuke:
-		d.src, d.node = srcNode, guts.CompressChunk(in, keyWords(d.mode, &d.key), 0, modeFlags(d.mode))
+		d.src, d.node = srcNode, guts.CompressChunk(in, kw, 0, flags)
 	default:
-		d.src, d.heap = srcShort, slices.Clone(in)
+		d.src, d.heap, d.node = srcShort, slices.Clone(in), guts.Node{CV: *kw, Flags: flags}
 	}
+}
+
+// setMerge makes d the Digest of the input whose root's children are left
+// and right, in mode, with key.
+func (d *Digest) setMerge(mode uint32, key, left, right *[32]byte) {
+	d.src, d.mode, d.node = srcLib, mode, parentNode(left, right, keyWords(mode, key), modeFlags(mode))
 }
 
 // zeeboChunkRoot is the root node of in, one chunk or less, in plain
@@ -193,43 +326,20 @@ func zeeboChunkRoot(in []byte) (guts.Node, bool) {
 	return ffi.ZeeboRoot(z.Digest())
 }
 
-// input is the input of a srcShort Digest.
-func (d *Digest) input() []byte {
-	if d.heap != nil {
-		return d.heap
-	}
-	return d.short[:d.n]
-}
-
-// first writes the first len(p) <= 64 bytes of the output of a short
-// input (srcShort), the usual single read of a Digest, as a one-shot hash
-// computes them: through the size dispatch, which gives an input that
-// short to zeebo where a crossing costs more than the hash
-// (BenchmarkDigestNew).
-func (d *Digest) first(p []byte) {
-	in := d.input()
-	if d.mode == modeHash {
-		s := Sum512(in)
-		copy(p, s[:])
-		return
-	}
-	sumSmall(d.mode, d.modeKey(), in, p)
-}
-
-func (d *Digest) modeKey() *[32]byte {
+// modeKey is the key or context key of d's mode, in k, or nil for plain
+// hashing.
+func (d *Digest) modeKey(k *[32]byte) *[32]byte {
 	if d.mode == modeHash {
 		return nil
 	}
-	return &d.key
+	*k = cvBytes(d.node.CV)
+	return k
 }
 
 // Seek sets the position to the provided location. Only io.SeekStart and
 // io.SeekCurrent are allowed; the output has no end to seek from. A negative
 // resulting position is an error.
 func (d *Digest) Seek(offset int64, whence int) (int64, error) {
-	if d.src == srcGo {
-		return d.g.Seek(offset, whence)
-	}
 	switch whence {
 	case io.SeekStart:
 	case io.SeekEnd:

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/purego-blake3/blake3/internal/ffi"
 	zeebo "github.com/zeebo/blake3"
 	"golang.org/x/sys/cpu"
 	"lukechampine.com/blake3/guts"
@@ -283,9 +284,10 @@ func digestSmallReads(t *testing.T, h *Hasher, in []byte) {
 		out := make([]byte, n)
 		switch {
 		case len(in) <= chunkLen:
-			must(lib.HashXOF(ref.mode, ref.modeKey(), false, in, pos, out))
-		case ref.src == srcMerge:
-			must(lib.MergeRoot(&ref.left, &ref.right, ref.mode, ref.modeKey(), pos, out))
+			must(lib.HashXOF(h.mode, h.modeKey(), false, in, pos, out))
+		case ref.src == srcLib && ref.node.Flags&guts.FlagParent != 0:
+			b := guts.WordsToBytes(ref.node.Block)
+			must(lib.MergeRoot((*[32]byte)(b[:32]), (*[32]byte)(b[32:]), h.mode, h.modeKey(), pos, out))
 		default:
 			t.Fatalf("a Digest from source %d, not the library's", ref.src)
 		}
@@ -316,13 +318,12 @@ func digestSmallReads(t *testing.T, h *Hasher, in []byte) {
 	}
 
 	// The first read fetches the block [0, 64), which serves the next two;
-	// a read of 62 at 3 runs one byte past it and fetches the buffer at 3,
-	// [3, 3+outBufLen), past whose end the read of outBufLen-1 at 65 runs:
-	// the buffer is fetched again at 65, and serves the read of 1 that
-	// ends at its end, not the 2 after it; a read of outBufLen or more
-	// goes around it.
+	// a read of 62 at 3 runs one byte past it, into the block [64, 128),
+	// which serves the read of 63 that ends at its end, not the 1 after
+	// it; a read of a block or more goes around the block at hand, and
+	// the read of 5 at 195 fetches the block [192, 256).
 	d := at(0)
-	for _, n := range []int{1, 1, 1, 62, outBufLen - 1, 1, 2, 0, outBufLen, 5} {
+	for _, n := range []int{1, 1, 1, 62, 63, 1, 2, 0, guts.BlockSize, 5} {
 		read(d, "edges", n)
 	}
 	// A first read away from 0 fetches the block where it is, which must
@@ -354,9 +355,9 @@ func digestSmallReads(t *testing.T, h *Hasher, in []byte) {
 			n := rng.IntN(80)
 			switch rng.IntN(10) {
 			case 0:
-				n = outBufLen - 1 + rng.IntN(3) // around the buffer's size
+				n = guts.BlockSize - 1 + rng.IntN(3) // around a block
 			case 1:
-				n = rng.IntN(outBufLen)
+				n = rng.IntN(guts.BlockSize)
 			case 2:
 				if d.pos < math.MaxInt64-5000 {
 					off := int64(rng.IntN(4000)) - 2000
@@ -492,8 +493,9 @@ func digestFirstReads(t *testing.T, in []byte, im impl) {
 // lengths around blocks and runs, in every mode; and across 2^64, where the
 // position wraps, what the library gives (the block counter goes on).
 func TestGoXOF(t *testing.T) {
-	saved, savedBlocks := xofRuns, zeeboBlocks
-	defer func() { xofRuns, zeeboBlocks = saved, savedBlocks }()
+	waitPlan() // which sets blocksByLuke
+	saved, savedBlocks, savedLuke := xofRuns, zeeboBlocks, blocksByLuke.Load()
+	defer func() { xofRuns, zeeboBlocks = saved, savedBlocks; blocksByLuke.Store(savedLuke) }()
 	in := vectorInput(chunkLen)
 	for _, m := range marshalModes {
 		for _, n := range []int{0, 1, 64, 65, chunkLen} {
@@ -504,8 +506,12 @@ func TestGoXOF(t *testing.T) {
 			node := guts.CompressChunk(in[:n], &key, 0, flags)
 			ref := make([]byte, 3*xofRun+200)
 			_, _ = z.Digest().Read(ref)
-			for i, runs := range []bool{false, true, false, true} {
-				xofRuns, zeeboBlocks = runs, i < 2
+			// Single blocks by zeebo's compression, by lukechampine's where
+			// zeebo's is off, and where lukechampine's was measured faster
+			// (blocksByLuke).
+			for i, runs := range []bool{false, true, false, true, false, true} {
+				xofRuns, zeeboBlocks = runs, i < 2 || i >= 4
+				blocksByLuke.Store(i >= 4)
 				for _, pos := range []int{0, 1, 63, 64, 65, 1000, xofRun, xofRun + 1, 2*xofRun - 1, 2*xofRun + 64} {
 					for _, k := range []int{1, 63, 64, 65, 128, 129, 192, xofRun - 1, xofRun, xofRun + 1, 2*xofRun + 100} {
 						if pos+k > len(ref) {
@@ -514,7 +520,7 @@ func TestGoXOF(t *testing.T) {
 						got := make([]byte, k)
 						goXOF(node, uint64(pos), got)
 						if !bytes.Equal(got, ref[pos:pos+k]) {
-							t.Fatalf("%s, %d bytes, runs=%v, zeebo's blocks=%v: %d bytes at %d: %s, want %s", m.name, n, runs, zeeboBlocks, k, pos, shortHex(got), shortHex(ref[pos:pos+k]))
+							t.Fatalf("%s, %d bytes, runs=%v, zeebo's blocks=%v, measured lukechampine's %v: %d bytes at %d: %s, want %s", m.name, n, runs, zeeboBlocks, blocksByLuke.Load(), k, pos, shortHex(got), shortHex(ref[pos:pos+k]))
 						}
 					}
 				}
@@ -527,7 +533,7 @@ func TestGoXOF(t *testing.T) {
 					goXOF(node, pos, got)
 					must(lib.HashXOF(h.mode, h.modeKey(), false, in[:n], pos, want))
 					if !bytes.Equal(got, want) {
-						t.Fatalf("%s, %d bytes, runs=%v, zeebo's blocks=%v: across 2^64 from %d: %s, library %s", m.name, n, runs, zeeboBlocks, pos, shortHex(got), shortHex(want))
+						t.Fatalf("%s, %d bytes, runs=%v, zeebo's blocks=%v, measured lukechampine's %v: across 2^64 from %d: %s, library %s", m.name, n, runs, zeeboBlocks, blocksByLuke.Load(), pos, shortHex(got), shortHex(want))
 					}
 				}
 			}
@@ -568,12 +574,14 @@ func TestOutputInGo(t *testing.T) {
 	}
 }
 
-// TestDigestReadAheadCopies: a Digest's read-ahead buffer is its own, not
-// its copies': the original and a copy by value read in small pieces on two
-// goroutines at once (under the race detector, a shared buffer is a
-// report), and a copy written back over the original after the original
-// read on gives the output at its own position, on each backend, for a
-// short input (one block, more than one) and a long one.
+// TestDigestReadAheadCopies: the output a Digest fetches ahead of its small
+// reads (its block, and the run of blocks on the heap after aheadAfter of
+// them) is its own, not its copies': the original and a copy by value read
+// in small pieces on two goroutines at once (under the race detector, a
+// shared buffer is a report) and end with runs of their own, and a copy
+// written back over the original after the original read on gives the
+// output at its own position, on each backend, for a short input (one
+// block, more than one) and a long one.
 func TestDigestReadAheadCopies(t *testing.T) {
 	forEachBackend(t, func(t *testing.T) {
 		for _, n := range []int{64, 65, 3 * chunkLen} {
@@ -608,6 +616,18 @@ func TestDigestReadAheadCopies(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			if c.ahead != nil && c.ahead == d.ahead {
+				t.Fatalf("%d bytes of input: a copy by value and the original share the output fetched ahead of their small reads", n)
+			}
+			// A copy taken once the original reads from a run makes its
+			// own when it needs one.
+			c2 := *d
+			if err := read(&c2, 4096, 6144); err != nil {
+				t.Fatal(err)
+			}
+			if d.ahead == nil || c2.ahead == d.ahead {
+				t.Fatalf("%d bytes of input: the original reads from no run of output ahead (%v), or a copy of it fetched its run into the original's", n, d.ahead == nil)
+			}
 			back := *d
 			if err := read(d, 4096, 6144); err != nil {
 				t.Fatal(err)
@@ -623,15 +643,16 @@ func TestDigestReadAheadCopies(t *testing.T) {
 // TestDigestGoPathReused: on the Go path, a Hasher that has hashed more
 // than it gathers keeps zeebo's hasher through Reset, so that a short
 // input written after a Reset is in zeebo's hasher, and its Digest is read
-// from zeebo's one-chunk root (ffi.ZeeboRoot) where goXOF has runs, and is
-// zeebo's own Digest where not: against zeebo, in every mode.
+// from zeebo's one-chunk root (ffi.ZeeboRoot), with goXOF's runs or
+// without, or from a copy of zeebo's own Digest where its layout is not
+// the one known (srcGo): against zeebo, in every mode.
 func TestDigestGoPathReused(t *testing.T) {
 	saved := xofRuns
-	defer func() { xofRuns = saved }()
+	defer func() { xofRuns, zeeboRoots = saved, true }()
 	big := vectorInput(1 << 20)
 	withGoBackend(func() {
-		for _, runs := range []bool{false, true} {
-			xofRuns = runs
+		for i, runs := range []bool{false, true, false} {
+			xofRuns, zeeboRoots = runs, i < 2
 			for _, m := range marshalModes {
 				h, z := m.new(), m.ref()
 				_, _ = h.Write(big)
@@ -644,13 +665,173 @@ func TestDigestGoPathReused(t *testing.T) {
 						t.Fatalf("%s, %d bytes after a Reset: no zeebo hasher, which this test is for", m.name, n)
 					}
 					got, want := make([]byte, 200), make([]byte, 200)
-					_, _ = h.Digest().Read(got)
+					d := h.Digest()
+					if (d.src == srcGo) == zeeboRoots {
+						t.Fatalf("%s, %d bytes after a Reset: a Digest from source %d where zeebo's roots are read is %v", m.name, n, d.src, zeeboRoots)
+					}
+					_, _ = d.Read(got)
 					_, _ = z.Digest().Read(want)
 					if !bytes.Equal(got, want) {
-						t.Fatalf("runs=%v, %s, %d bytes after a Reset: %s, want %s", runs, m.name, n, shortHex(got), shortHex(want))
+						t.Fatalf("runs=%v, roots=%v, %s, %d bytes after a Reset: %s, want %s", runs, zeeboRoots, m.name, n, shortHex(got), shortHex(want))
 					}
 				}
 			}
+		}
+	})
+}
+
+// TestDigestZeeboLayoutUnknown: where zeebo's Digest is not laid out as
+// internal/ffi knows, a Digest on the Go path reads copies of zeebo's own
+// (srcGo), through the same small reads, seeks and copies as any: against
+// zeebo, in every mode; and from 2^63 bytes, where zeebo's Digest cannot
+// seek, it says so instead of reading the wrong bytes.
+func TestDigestZeeboLayoutUnknown(t *testing.T) {
+	defer func() { zeeboRoots = true }()
+	zeeboRoots = false
+	key := []byte(vectorKey)
+	rng := subRand(t)
+	withGoBackend(func() {
+		for _, m := range allHashModes {
+			for _, n := range []int{chunkLen + 1, 5000} {
+				in := vectorInput(n)
+				h := newModeHasher(t, m, key, vectorContext)
+				_, _ = h.Write(in)
+				z := newRefHasher(t, m, key, vectorContext)
+				_, _ = z.Write(in)
+				want := make([]byte, 8<<10)
+				_, _ = z.Digest().Read(want)
+				d := h.Digest()
+				if d.src != srcGo {
+					t.Fatalf("%v, %d bytes: a Digest from source %d, not zeebo's", m, n, d.src)
+				}
+				for range 300 {
+					if rng.IntN(8) == 0 {
+						_, _ = d.Seek(int64(rng.IntN(4<<10)), io.SeekStart)
+					}
+					d2 := d
+					if rng.IntN(8) == 0 {
+						c := *d
+						d2 = &c
+					}
+					pos := int(d2.pos)
+					got := make([]byte, rng.IntN(200))
+					if k, err := d2.Read(got); k != len(got) || err != nil || !bytes.Equal(got, want[pos:pos+k]) {
+						t.Fatalf("%v, %d bytes: Read(%d) at %d: %d, %v: %s, want %s", m, n, len(got), pos, k, err, shortHex(got[:k]), shortHex(want[pos:pos+len(got)]))
+					}
+				}
+				ref := z.Digest()
+				if _, err := ref.Seek(1<<63-1000, io.SeekStart); err != nil {
+					t.Fatal(err)
+				}
+				wantEnd := make([]byte, 1000)
+				_, _ = ref.Read(wantEnd)
+				// Up to 2^63, from blocks fetched one at a time (a new
+				// Digest) and from runs (d, after its reads above), in
+				// small reads and large; past it, an error, where zeebo's
+				// Digest cannot seek.
+				for i, end := range []Digest{*h.Digest(), *d, *h.Digest(), *d} {
+					end.pos = 1<<63 - 1000
+					got := make([]byte, 0, 1000)
+					piece := make([]byte, 1+rng.IntN(100))
+					if i >= 2 {
+						piece = make([]byte, 1000)
+					}
+					for len(got) < 1000 {
+						p := piece[:min(len(piece), 1000-len(got))]
+						if k, err := end.Read(p); k != len(p) || err != nil {
+							t.Fatalf("%v, %d bytes: %d bytes at %d: %d, %v", m, n, len(p), end.pos, k, err)
+						}
+						got = append(got, p...)
+					}
+					if !bytes.Equal(got, wantEnd) {
+						t.Fatalf("%v, %d bytes: the 1000 bytes before 2^63 in pieces of %d: %s, want %s", m, n, len(piece), shortHex(got), shortHex(wantEnd))
+					}
+					end.pos = 1<<63 - 10
+					if k, err := end.Read(got[:11]); k != 0 || err == nil {
+						t.Fatalf("%v, %d bytes: a read of 11 bytes at 2^63-10: %d, %v; want an error", m, n, k, err)
+					}
+					if k, err := end.Read(got[:10]); k != 10 || err != nil || !bytes.Equal(got[:10], wantEnd[990:]) {
+						t.Fatalf("%v, %d bytes: the last 10 bytes before 2^63: %d, %v: %s, want %s", m, n, k, err, shortHex(got[:10]), shortHex(wantEnd[990:]))
+					}
+					if k, err := end.Read(got[:1]); k != 0 || err == nil {
+						t.Fatalf("%v, %d bytes: a read at 2^63: %d, %v; want an error", m, n, k, err)
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestDigestAheadStackMove: a Digest on its caller's stack that reads a
+// long run in small pieces (its run of output ahead on the heap, owned by
+// its address) reads the same output after the stack grew and moved it,
+// where the run is no longer its (another address): against a direct
+// read, on each backend.
+func TestDigestAheadStackMove(t *testing.T) {
+	forEachBackend(t, func(t *testing.T) {
+		in := vectorInput(3 * chunkLen)
+		h := New()
+		_, _ = h.Write(in)
+		want := make([]byte, 8<<10)
+		_, _ = h.Digest().Read(want)
+		d := h.Digest()
+		got := make([]byte, 0, len(want))
+		var piece [24]byte
+		read := func(to int) {
+			for len(got) < to {
+				_, _ = d.Read(piece[:])
+				got = append(got, piece[:]...)
+			}
+		}
+		read(2 << 10)
+		before := ffi.Addr(d)
+		deepRead(64, func() { read(5 << 10) })
+		read(len(want))
+		if !bytes.Equal(got[:len(want)], want) {
+			i := 0
+			for got[i] == want[i] {
+				i++
+			}
+			t.Fatalf("small reads differ from one read from byte %d", i)
+		}
+		t.Logf("the Digest was at %#x, now %#x", before, ffi.Addr(d))
+	})
+}
+
+// deepRead calls fn under depth frames of 1 KiB each, which grow the
+// goroutine's stack (and move what is on it).
+//
+//go:noinline
+func deepRead(depth int, fn func()) byte {
+	var pad [1 << 10]byte
+	if depth == 0 {
+		fn()
+		return pad[0]
+	}
+	pad[depth%len(pad)] = byte(depth)
+	return deepRead(depth-1, fn) + pad[(depth+1)%len(pad)]
+}
+
+// TestDigestAheadAllocatesOnce: a long run of small reads from one Digest
+// allocates its run of output ahead once, and fetches every later run
+// into it, on each backend (on darwin and windows the Digest itself
+// escapes too: memory passed to the library does).
+func TestDigestAheadAllocatesOnce(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	forEachBackend(t, func(t *testing.T) {
+		h := New()
+		_, _ = h.Write(vectorInput(3 * chunkLen))
+		var piece [32]byte
+		allocs := testing.AllocsPerRun(20, func() {
+			d := h.Digest()
+			for range (64 << 10) / len(piece) {
+				_, _ = d.Read(piece[:])
+			}
+		})
+		if allocs > 2 {
+			t.Fatalf("64 KiB read in 32-byte pieces from one Digest: %v allocations, want at most 2 (the run ahead, and the Digest where it escapes)", allocs)
 		}
 	})
 }

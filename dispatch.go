@@ -13,6 +13,7 @@ import (
 
 	"github.com/purego-blake3/blake3/internal/ffi"
 	zeebo "github.com/zeebo/blake3"
+	"lukechampine.com/blake3/guts"
 )
 
 // impl is an implementation of a one-shot hash.
@@ -98,7 +99,9 @@ func startDispatch(l *ffi.Symbols) {
 	go func(done chan struct{}) {
 		defer close(done)
 		m := measurePlan(l, p)
-		planNow.CompareAndSwap(&p, &m)
+		if planNow.CompareAndSwap(&p, &m) { // not replaced since
+			blocksByLuke.Store(measureBlocks())
+		}
 	}(planDone)
 }
 
@@ -263,4 +266,57 @@ func (p *plan) String() string {
 		c = e + 1
 	}
 	return string(b[:len(b)-1])
+}
+
+// blocksByLuke reports whether goXOF computes single output blocks with
+// lukechampine's CompressNode rather than zeebo's compression
+// (ffi.ZeeboOutput): false (zeebo's, which has SSE4.1 assembly on amd64)
+// until measureBlocks has timed both on this machine. The plan is no
+// guide: a one-shot hash of a block through each package's API is not
+// what a block of output from a known node costs, and on one AVX-512 host
+// lukechampine's portable CompressNode took 0.8x the time of zeebo's
+// through its Digest, where zeebo's one-shot hash of a block was as fast
+// as lukechampine's (docs/stream.md).
+var blocksByLuke atomic.Bool
+
+// measureBlocks times goXOF's two ways of computing one output block side
+// by side, as measurePlan times the one-shot hashes, and reports whether
+// lukechampine's is clearly faster (planMargin).
+func measureBlocks() bool {
+	if !ffi.ZeeboDigestOK() {
+		return true // zeebo's is out of reach
+	}
+	n := guts.Node{CV: guts.IV, BlockLen: guts.BlockSize, Flags: guts.FlagChunkStart | guts.FlagChunkEnd | guts.FlagRoot}
+	best := [2]float64{-1, -1}
+	for r := range planRounds {
+		for k := range 2 {
+			c := (k + r) % 2
+			if t := timeBlocks(c == 1, n); best[c] < 0 || t < best[c] {
+				best[c] = t
+			}
+		}
+	}
+	return best[1] <= best[0]*planMargin
+}
+
+// timeBlocks is the time of one block of output of n, in ns, by
+// lukechampine's CompressNode (luke) or zeebo's compression: a batch,
+// divided, after a few untimed ones.
+func timeBlocks(luke bool, n guts.Node) float64 {
+	const reps = 64
+	var out [guts.BlockSize]byte
+	blocks := func(k int) {
+		for i := range k {
+			n.Counter = uint64(i)
+			if luke {
+				out = guts.WordsToBytes(guts.CompressNode(n))
+			} else {
+				ffi.ZeeboOutput(n, 0, out[:])
+			}
+		}
+	}
+	blocks(16)
+	start := time.Now()
+	blocks(reps)
+	return float64(time.Since(start).Nanoseconds()) / reps
 }

@@ -137,9 +137,10 @@ func goXOF(n guts.Node, pos uint64, p []byte) {
 		var k int
 		switch {
 		case !xofRuns || off+len(p) <= 4*guts.BlockSize:
-			// The rest, one block at a time: zeebo's compression, which
-			// has assembly on amd64, where its layout is known.
-			if zeeboBlocks && ffi.ZeeboOutput(n, off, p) {
+			// The rest, one block at a time: zeebo's compression (assembly
+			// on amd64, where its layout is known), unless lukechampine's
+			// was measured faster on this machine (blocksByLuke).
+			if zeeboBlocks && !blocksByLuke.Load() && ffi.ZeeboOutput(n, off, p) {
 				return
 			}
 			block := guts.WordsToBytes(guts.CompressNode(n))
@@ -164,7 +165,7 @@ const xofRun = guts.MaxSIMD * guts.BlockSize
 // compresses its blocks one at a time.
 var xofRuns = runtime.GOARCH == "amd64" && cpu.X86.HasAVX2
 
-// zeeboBlocks reports whether goXOF computes single blocks with zeebo's
+// zeeboBlocks reports whether goXOF may compute single blocks with zeebo's
 // compression (ffi.ZeeboOutput, where the layout of zeebo's Digest is the
 // one known), rather than with lukechampine's portable CompressNode; tests
 // turn it off to reach the latter.

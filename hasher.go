@@ -841,7 +841,7 @@ func (h *Hasher) Digest() *Digest {
 	return d
 }
 
-// digest sets d to the snapshot Digest returns.
+// digest sets d, a zero Digest, to the snapshot Digest returns.
 func (h *Hasher) digest(d *Digest) {
 	if h.subDigest(d) {
 		return
@@ -856,41 +856,47 @@ func (h *Hasher) digest(d *Digest) {
 		h.spillGo() // the root of more than a chunk, from zeebo's hasher
 	}
 	if h.path == pathGo && h.g != nil {
-		z := h.g.Digest()
-		if xofRuns {
-			// From its root node, for goXOF's runs (docs/dispatch.md).
-			if n, ok := ffi.ZeeboRoot(z); ok {
-				*d = Digest{src: srcNode, node: n}
-				return
-			}
+		// From its root node, for goXOF's runs and the plan's compression
+		// of single blocks (docs/dispatch.md).
+		if n, ok := ffi.ZeeboRoot(h.g.Digest()); ok && zeeboRoots {
+			*d = Digest{src: srcNode, node: n}
+			return
 		}
-		*d = Digest{src: srcGo, g: *z}
+		*d = Digest{src: srcGo, zd: zeeboDigest(h.g)}
 		return
 	}
 	if h.path == pathGo {
 		*d = Digest{src: srcNode, node: h.goRoot()}
 		return
 	}
-	d.mode, d.key = h.mode, h.key
 	if !h.live && h.front == 0 && h.nbuf <= chunkLen {
 		// One chunk or less: its root is no parent.
-		d.setShort(h.pending())
+		d.setShort(h.mode, &h.key, h.pending())
 		return
 	}
-	d.src = srcMerge
+	var left, right [32]byte
 	if !h.live {
 		var t ffi.Tree
 		h.frontTree(&t)
-		must(lib.TreeRoot(&t, h.pending(), &d.left, &d.right))
-		return
+		must(lib.TreeRoot(&t, h.pending(), &left, &right))
+	} else if t, tail, l, r := h.rootOf(reread); l != nil {
+		left, right = *l, *r
+	} else {
+		must(lib.TreeRoot(t, tail, &left, &right))
 	}
-	t, tail, left, right := h.rootOf(reread)
-	if left != nil {
-		d.left, d.right = *left, *right
-		return
-	}
-	must(lib.TreeRoot(t, tail, &d.left, &d.right))
+	d.setMerge(h.mode, &h.key, &left, &right)
 }
+
+// zeeboRoots reports whether a Digest on the Go path is read from zeebo's
+// root node where its layout is known; tests turn it off to reach srcGo.
+var zeeboRoots = true
+
+// zeeboDigest is g's Digest, on the heap, for a Digest (srcGo) where
+// zeebo's layout is not the one internal/ffi knows. It is apart so that
+// only then is one allocated.
+//
+//go:noinline
+func zeeboDigest(g *zeebo.Hasher) *zeebo.Digest { return g.Digest() }
 
 // goRoot is the root node of a Go-path hasher's input, gathered (one chunk
 // or less).

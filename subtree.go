@@ -366,5 +366,7 @@ func (h *Hasher) MergeRootDigest(left, right Subtree) (*Digest, error) {
 		key, flags := h.goModeKey()
 		return &Digest{src: srcNode, node: parentNode(&left.CV, &right.CV, &key, flags)}, nil
 	}
-	return &Digest{src: srcMerge, left: left.CV, right: right.CV, mode: h.mode, key: h.key}, nil
+	d := new(Digest)
+	d.setMerge(h.mode, &h.key, &left.CV, &right.CV)
+	return d, nil
 }
