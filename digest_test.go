@@ -820,16 +820,23 @@ func TestDigestAheadAllocatesOnce(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
 	}
+	waitPlan()
 	forEachBackend(t, func(t *testing.T) {
+		waitPlan() // the backend's plan, measured in the background, allocates
 		h := New()
 		_, _ = h.Write(vectorInput(3 * chunkLen))
 		var piece [32]byte
-		allocs := testing.AllocsPerRun(20, func() {
-			d := h.Digest()
-			for range (64 << 10) / len(piece) {
-				_, _ = d.Read(piece[:])
-			}
-		})
+		// The fewest of three counts: AllocsPerRun counts the process's
+		// allocations, and another test's goroutine may be running.
+		allocs := math.Inf(1)
+		for range 3 {
+			allocs = min(allocs, testing.AllocsPerRun(20, func() {
+				d := h.Digest()
+				for range (64 << 10) / len(piece) {
+					_, _ = d.Read(piece[:])
+				}
+			}))
+		}
 		if allocs > 2 {
 			t.Fatalf("64 KiB read in 32-byte pieces from one Digest: %v allocations, want at most 2 (the run ahead, and the Digest where it escapes)", allocs)
 		}
