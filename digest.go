@@ -20,8 +20,10 @@ import (
 // A Digest that escapes to the heap (through io.Reader, say) is allocated
 // at each Hasher.Digest: it holds the root node of the output, or what
 // gives it, and the block of output that small reads are served from
-// (BenchmarkDigestNew); a long run of small reads allocates, once, a
-// buffer for output fetched ahead (BenchmarkDigestRead).
+// (BenchmarkDigestNew); a long run of small reads allocates a buffer for
+// output fetched ahead, once for a Digest (and once again for a copy of it
+// that reads on, or for one whose stack moved: fromRun;
+// BenchmarkDigestRead).
 type Digest struct {
 	err   error         // srcErr: why there is no output
 	heap  []byte        // srcShort: the input
@@ -38,7 +40,8 @@ type Digest struct {
 	// ob is the output block at obPos (a multiple of its length), where
 	// obOK: small reads are served from it. Held by value, so that a copy
 	// of a Digest is independent. refills counts the blocks fetched into
-	// it, up to aheadAfter, after which small reads are served from ahead.
+	// it and the direct reads of a block to a run, up to aheadAfter, after
+	// which small reads are served from ahead.
 	obOK    bool
 	refills uint8
 	obPos   uint64
@@ -140,7 +143,7 @@ func (d *Digest) nextBlock() {
 // fromRun copies the block at d.obPos to d.ob from d's run of output
 // fetched ahead, fetching the run first if it must, and reports whether it
 // did: not before d has fetched aheadAfter blocks alone, nor where a run
-// from d.obPos would pass 2^64 (after which the output at a position is
+// from d.obPos would reach 2^64 (after which the output at a position is
 // what a read that starts there gives, not what one that ran on from
 // before gives; and so d.obPos-a.pos wraps where d.obPos is before a run).
 //
@@ -276,8 +279,10 @@ func outputInGo(haveLib bool, goos, goarch string, avx2 bool, simd string) bool 
 // it gets the cheaper of the two where the first read is what it costs:
 // the node (srcNode), where the plan hashes an input that long in Go (with
 // zeebo's assembly or lukechampine's one-chunk code, as a one-shot hash of
-// it would), the copy where it hashes it in the library (srcShort). A
-// Digest that held a whole chunk in itself was 1 KiB larger: each Digest
+// it would), the copy where it hashes it in the library (srcShort), and
+// in the keyed modes where it picks zeebo (whose hasher gives the node
+// for plain hashing only; keyed one-shot hashes of that size go to the
+// library there, as sumSmall sends them). A Digest that held a whole chunk in itself was 1 KiB larger: each Digest
 // that escapes to the heap allocated that much more (BenchmarkDigestNew,
 // docs/stream.md).
 func (d *Digest) setShort(mode uint32, key *[32]byte, in []byte) {
