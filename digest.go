@@ -222,9 +222,7 @@ func (d *Digest) first(p []byte) {
 		goXOF(d.node, 0, p)
 		return
 	}
-	var key [32]byte
-	b := guts.WordsToBytes(d.node.Block)
-	must(lib.HashXOF(d.mode, d.modeKey(&key), false, b[:d.node.BlockLen], 0, p))
+	d.libFetch(0, p)
 }
 
 // libFetch is fetch from the library, for srcLib: the root node is a
@@ -282,9 +280,9 @@ func outputInGo(haveLib bool, goos, goarch string, avx2 bool, simd string) bool 
 // it would), the copy where it hashes it in the library (srcShort), and
 // in the keyed modes where it picks zeebo (whose hasher gives the node
 // for plain hashing only; keyed one-shot hashes of that size go to the
-// library there, as sumSmall sends them). A Digest that held a whole chunk in itself was 1 KiB larger: each Digest
-// that escapes to the heap allocated that much more (BenchmarkDigestNew,
-// docs/stream.md).
+// library there, as sumSmall sends them). A Digest that held a whole
+// chunk in itself was 1 KiB larger: each Digest that escapes to the heap
+// allocated that much more (BenchmarkDigestNew, docs/stream.md).
 func (d *Digest) setShort(mode uint32, key *[32]byte, in []byte) {
 	d.mode = mode
 	kw, flags := keyWords(mode, key), modeFlags(mode)
