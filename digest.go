@@ -130,14 +130,16 @@ func (d *Digest) Read(p []byte) (n int, err error) {
 
 // nextBlock makes the block at hand the one at d.pos: fetched alone, or,
 // once d has fetched aheadAfter blocks alone, copied from a run of them
-// fetched ahead (fromRun).
+// fetched ahead (fromRun). The block is at hand (obOK) only once it is
+// written: a fetch that panics (the library's internal error) and is
+// recovered leaves no block to serve small reads from.
 func (d *Digest) nextBlock() {
-	d.obPos, d.obOK = d.pos&^(guts.BlockSize-1), true
-	if d.fromRun() {
-		return
+	d.obPos, d.obOK = d.pos&^(guts.BlockSize-1), false
+	if !d.fromRun() {
+		d.fetch(d.obPos, d.ob[:])
+		d.refills = min(d.refills+1, aheadAfter)
 	}
-	d.fetch(d.obPos, d.ob[:])
-	d.refills = min(d.refills+1, aheadAfter)
+	d.obOK = true
 }
 
 // fromRun copies the block at d.obPos to d.ob from d's run of output
@@ -185,7 +187,7 @@ func (d *Digest) fetch(pos uint64, p []byte) {
 		_, _ = z.Read(p)
 		return
 	case srcLib:
-		if pos == 0 && len(p) <= guts.BlockSize && d.node.Flags&guts.FlagParent == 0 {
+		if pos == 0 && len(p) <= guts.BlockSize {
 			d.first(p)
 			return
 		}
@@ -213,10 +215,12 @@ func (d *Digest) fetch(pos uint64, p []byte) {
 	goXOF(d.node, pos, p)
 }
 
-// first writes the first len(p) <= 64 bytes of the output of an input of
-// up to a block (srcLib, not a parent), the usual single read of a
-// Digest: from its node, one compression in Go, unless the plan hashes an
-// input that long in the library, faster than Go does (BenchmarkDigestNew).
+// first writes the first len(p) <= 64 bytes of the output of srcLib, the
+// usual single read of a Digest: from its node, one compression in Go,
+// unless the plan hashes an input as long as the node's block in the
+// library, faster than Go does (BenchmarkDigestNew). For an input of up to
+// a block, that is the input's length; for a parent node, a block, as
+// libOutput decides for any read of up to a block.
 func (d *Digest) first(p []byte) {
 	if implFor(int(d.node.BlockLen)) != implNative {
 		goXOF(d.node, 0, p)
