@@ -116,25 +116,29 @@ func (d *Digest) Read(p []byte) (n int, err error) {
 		d.pos += k
 		return len(p), nil
 	}
-	// Small reads from the block at hand, each block fetched once.
+	// Small reads from the block at hand, each block fetched once. The
+	// position moves once the read is whole: a fetch that panics (and is
+	// recovered) leaves it where the read started.
+	pos := d.pos
 	for n < len(p) {
-		if !d.obOK || d.pos-d.obPos >= guts.BlockSize {
-			d.nextBlock()
+		if !d.obOK || pos-d.obPos >= guts.BlockSize {
+			d.nextBlock(pos)
 		}
-		c := copy(p[n:], d.ob[d.pos-d.obPos:])
+		c := copy(p[n:], d.ob[pos-d.obPos:])
 		n += c
-		d.pos += uint64(c)
+		pos += uint64(c)
 	}
+	d.pos = pos
 	return n, nil
 }
 
-// nextBlock makes the block at hand the one at d.pos: fetched alone, or,
+// nextBlock makes the block at hand the one at pos: fetched alone, or,
 // once d has fetched aheadAfter blocks alone, copied from a run of them
 // fetched ahead (fromRun). The block is at hand (obOK) only once it is
 // written: a fetch that panics (the library's internal error) and is
 // recovered leaves no block to serve small reads from.
-func (d *Digest) nextBlock() {
-	d.obPos, d.obOK = d.pos&^(guts.BlockSize-1), false
+func (d *Digest) nextBlock(pos uint64) {
+	d.obPos, d.obOK = pos&^(guts.BlockSize-1), false
 	if !d.fromRun() {
 		d.fetch(d.obPos, d.ob[:])
 		d.refills = min(d.refills+1, aheadAfter)

@@ -671,6 +671,40 @@ func TestDigestReadAfterPanic(t *testing.T) {
 			t.Fatalf("read %d after a recovered panic: %x, %v; want %x", i, got, err, want[8*i:8*i+8])
 		}
 	}
+
+	// A read across a block's end whose second block's fetch panics
+	// leaves the position where the read started. (A block's node, whose
+	// blocks past the first come from the library under this plan.)
+	waitPlan()
+	saved := planNow.Load()
+	defer planNow.Store(saved)
+	planNow.Store(planAll(implNative))
+	want = make([]byte, 128)
+	z = zeebo.New()
+	_, _ = z.Write(in[:10])
+	_, _ = z.Digest().Read(want)
+	var d2 Digest
+	d2.setShort(modeHash, new([32]byte), in[:10])
+	head := make([]byte, 60)
+	if _, err := d2.Read(head); err != nil || !bytes.Equal(head, want[:60]) {
+		t.Fatalf("the first 60 bytes: %x, %v; want %x", head, err, want[:60])
+	}
+	d2.mode = 99
+	func() {
+		defer func() {
+			if r := recover(); r == nil {
+				t.Fatalf("a read across a block's end in a mode the library refuses did not panic: %x", got)
+			}
+		}()
+		_, _ = d2.Read(got)
+	}()
+	if d2.pos != 60 {
+		t.Fatalf("position %d after a read at 60 that panicked; want 60", d2.pos)
+	}
+	d2.mode = modeHash
+	if _, err := d2.Read(got); err != nil || !bytes.Equal(got, want[60:68]) {
+		t.Fatalf("read at 60 after a recovered panic: %x, %v; want %x", got, err, want[60:68])
+	}
 }
 
 // TestDigestGoPathReused: on the Go path, a Hasher that has hashed more
