@@ -3,25 +3,10 @@ package blake3
 import (
 	"bytes"
 	"fmt"
-	"strings"
 	"testing"
 
 	zeebo "github.com/zeebo/blake3"
 )
-
-// panicsWith runs f and fails the test, naming what, unless f panics with a
-// message that contains want.
-func panicsWith(t *testing.T, what, want string, f func()) {
-	t.Helper()
-	defer func() {
-		t.Helper()
-		r := recover()
-		if s, _ := r.(string); !strings.Contains(s, want) {
-			t.Errorf("%s: panic %v, want one that says %q", what, r, want)
-		}
-	}()
-	f()
-}
 
 // copied is what a Hasher that shares its state with a copy by value of it
 // panics with.

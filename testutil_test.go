@@ -11,6 +11,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -186,6 +187,20 @@ func refOutput(t testing.TB, m hashMode, key []byte, ctx string, data []byte, se
 	out := make([]byte, n)
 	_, _ = d.Read(out)
 	return out
+}
+
+// panicsWith runs f and fails the test, naming what, unless f panics with a
+// message that contains want.
+func panicsWith(t *testing.T, what, want string, f func()) {
+	t.Helper()
+	defer func() {
+		t.Helper()
+		r := recover()
+		if s, _ := r.(string); !strings.Contains(s, want) {
+			t.Errorf("%s: panic %v, want one that says %q", what, r, want)
+		}
+	}()
+	f()
 }
 
 // writeSplit writes data to w in pieces of the given sizes, cycling through
