@@ -414,9 +414,10 @@ func BenchmarkDigestRead(b *testing.B) {
 // BenchmarkGoXOF produces the output of a 64-byte input, one read of each
 // size at position 0 of a fresh output, in the ways a Digest can (goXOF in
 // runs of guts.MaxSIMD blocks, and one block at a time with zeebo's
-// compression or lukechampine's, the library), and
-// as zeebo's and lukechampine's own Digest and XOF reader do: the figures
-// behind outGo's rule and goXOF's choice between runs and blocks.
+// compression or lukechampine's; the library, from the input and from the
+// root node), and as zeebo's and lukechampine's own Digest and XOF reader
+// do: the figures behind outGo's rule and goXOF's choice between runs and
+// blocks.
 func BenchmarkGoXOF(b *testing.B) {
 	waitPlan() // which sets blocksByLuke
 	in := vectorInput(64)
@@ -444,6 +445,7 @@ func BenchmarkGoXOF(b *testing.B) {
 		xofRuns, zeeboBlocks = saved, true
 		if lib != nil {
 			run("native", func() { must(lib.HashXOF(modeHash, nil, false, in, 0, out)) })
+			run("native-node", func() { must(lib.RootOutput(node, 0, out)) })
 		}
 		z := zeebo.New()
 		_, _ = z.Write(in)

@@ -69,7 +69,7 @@ const aheadAfter = 8
 // Where a Digest's output comes from.
 const (
 	srcNone  uint8 = iota // the zero Digest, not from a Hasher
-	srcNode               // the root node, in Go (goXOF)
+	srcNode               // the root node, read as libOutput says (goXOF or the library)
 	srcLib                // the root node, in Go or by the library: the node of an input of a block or less, or a parent node
 	srcShort              // the input (heap), of a block to a chunk: hashed by the library at each fetch, until fetch makes it srcNode
 	srcGo                 // a copy of zd, where zeebo's Digest has a layout ffi does not know
@@ -195,10 +195,6 @@ func (d *Digest) fetch(pos uint64, p []byte) {
 			d.first(p)
 			return
 		}
-		if libOutput(len(p)) {
-			d.libFetch(pos, p)
-			return
-		}
 	case srcShort:
 		// The root node is computed once, in Go, at about twice the time
 		// per block of input that the library takes to hash the input
@@ -215,6 +211,10 @@ func (d *Digest) fetch(pos uint64, p []byte) {
 		}
 		d.src, d.node = srcNode, guts.CompressChunk(d.heap, &d.node.CV, 0, d.node.Flags)
 		d.heap = nil
+	}
+	if libOutput(len(p)) {
+		d.libFetch(pos, p)
+		return
 	}
 	goXOF(d.node, pos, p)
 }
@@ -233,21 +233,14 @@ func (d *Digest) first(p []byte) {
 	d.libFetch(0, p)
 }
 
-// libFetch is fetch from the library, for srcLib: the root node is a
-// parent node, whose block is the root's children, or the node of one
-// block of input, its block.
+// libFetch is fetch from the library, from d's root node (srcNode,
+// srcLib).
 func (d *Digest) libFetch(pos uint64, p []byte) {
-	var key [32]byte
-	b := guts.WordsToBytes(d.node.Block)
-	if d.node.Flags&guts.FlagParent != 0 {
-		must(lib.MergeRoot((*[32]byte)(b[:32]), (*[32]byte)(b[32:]), d.mode, d.modeKey(&key), pos, p))
-		return
-	}
-	must(lib.HashXOF(d.mode, d.modeKey(&key), false, b[:d.node.BlockLen], pos, p))
+	must(lib.RootOutput(d.node, pos, p))
 }
 
 // libOutput reports whether the library computes k bytes of output from a
-// root node that Go has too (srcLib). Up to a block, one compression
+// root node that Go has (srcNode, srcLib). Up to a block, one compression
 // either way: the library where the plan has it hash one block, in a
 // crossing, faster than Go does; past a block, where it computes output
 // faster (outGo).
@@ -261,8 +254,7 @@ func libOutput(k int) bool {
 // outGo reports whether the output of a Digest on the native path is
 // computed in Go, from its root node, rather than by the library (but for
 // reads of up to a block: libOutput; and the first block of a short
-// input: fetch). A Digest that setShort gave a root node (srcNode) reads
-// it in Go whatever outGo says. The crate computes output blocks side by
+// input: fetch). The crate computes output blocks side by
 // side only with AVX-512 on unix (its Platform::xof_many); elsewhere it
 // compresses one block per call, as zeebo does, while lukechampine's code
 // compresses 8 blocks side by side in AVX2 assembly (16 with AVX-512): on

@@ -5,10 +5,12 @@ package ffi
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math/bits"
 	"math/rand/v2"
 	"testing"
 	"time"
+	"unsafe"
 
 	zeebo "github.com/zeebo/blake3"
 	"lukechampine.com/blake3/guts"
@@ -227,6 +229,49 @@ func TestCallsTree(t *testing.T) {
 			}
 			check(t, "tree_root + merge_root", s.MergeRoot(&l, &r, m, key, 5, out), out, want)
 		}
+	}
+}
+
+// TestCallsRootOutput: root_output of the root nodes of real inputs (a
+// chunk's last block, a parent node), in each mode, against zeebo's output
+// of the input; and the node's layout and the codes.
+func TestCallsRootOutput(t *testing.T) {
+	s := testLibrary(t)
+	if n := unsafe.Sizeof(node{}); n != 104 {
+		t.Errorf("node is %d bytes, the header's 104", n)
+	}
+	in := pattern(2048)
+	for _, m := range []uint32{ModeHash, ModeKeyed, ModeDeriveKey} {
+		kw, flags := guts.IV, uint32(0)
+		if k := modeKey(t, s, m); k != nil {
+			kw = words(k)
+			flags = map[uint32]uint32{ModeKeyed: guts.FlagKeyedHash, ModeDeriveKey: guts.FlagDeriveKeyMaterial}[m]
+		}
+		for _, n := range []int{0, 1, 64, 65, 700, 1024, 1025, 1500, 2048} {
+			var root guts.Node
+			if n <= 1024 {
+				root = guts.CompressChunk(in[:n], &kw, 0, flags)
+			} else {
+				l := guts.ChainingValue(guts.CompressChunk(in[:1024], &kw, 0, flags))
+				r := guts.ChainingValue(guts.CompressChunk(in[1024:n], &kw, 1, flags))
+				root = guts.ParentNode(l, r, &kw, flags)
+			}
+			for _, c := range []struct{ seek, n int }{{0, 32}, {0, 64}, {5, 1}, {63, 2}, {0, 16 * 64}, {7, 3*16*64 + 100}, {1 << 40, 200}} {
+				out := make([]byte, c.n)
+				check(t, fmt.Sprintf("root_output, mode %d, %d bytes, from %d, %d bytes", m, n, c.seek, c.n), s.RootOutput(root, uint64(c.seek), out), out, oracle(m, in[:n], int64(c.seek), c.n))
+			}
+		}
+	}
+	bad := guts.Node{BlockLen: 65}
+	if rc := s.RootOutput(bad, 0, make([]byte, 32)); rc != ErrLength {
+		t.Errorf("root_output of block_len 65: %v, want %v", rc, ErrLength)
+	}
+	bad = guts.Node{Flags: 0x80}
+	if rc := s.RootOutput(bad, 0, make([]byte, 32)); rc != ErrFlags {
+		t.Errorf("root_output of flags 0x80: %v, want %v", rc, ErrFlags)
+	}
+	if rc := Code(call(&cArgs{fn: s.rootOutput, n: 4, a: [7]arg{{}, intArg(0), {}, intArg(0)}})); rc != ErrNull {
+		t.Errorf("root_output of NULL: %v, want %v", rc, ErrNull)
 	}
 }
 

@@ -13,7 +13,7 @@ var goCodes = map[string]Code{
 	"OK": OK, "ERR_NULL": ErrNull, "ERR_STATE": ErrState, "ERR_OFFSET_UNALIGNED": ErrOffsetUnaligned,
 	"ERR_SUBTREE_TOO_LARGE": ErrSubtreeTooLarge, "ERR_ROOT_WITH_OFFSET": ErrRootWithOffset,
 	"ERR_EMPTY_SUBTREE": ErrEmptySubtree, "ERR_CONTEXT_UTF8": ErrContextUTF8, "ERR_LENGTH": ErrLength,
-	"ERR_THREADS": ErrThreads,
+	"ERR_THREADS": ErrThreads, "ERR_FLAGS": ErrFlags,
 }
 
 // TestCodesMatchHeader: the error codes, modes and ABI version here, in the

@@ -30,10 +30,12 @@ package ffi
 import (
 	"strconv"
 	"unsafe"
+
+	"lukechampine.com/blake3/guts"
 )
 
 // ABIVersion is the BLAKE3_PUREGO_ABI_VERSION this package speaks.
-const ABIVersion = 2
+const ABIVersion = 3
 
 // Modes, the header's MODE_* selectors.
 const (
@@ -60,6 +62,7 @@ const (
 	ErrContextUTF8     Code = -8
 	ErrLength          Code = -9
 	ErrThreads         Code = -10
+	ErrFlags           Code = -11
 )
 
 // String names the code as the header describes it.
@@ -85,6 +88,8 @@ func (c Code) String() string {
 		return "length out of range"
 	case ErrThreads:
 		return "thread pool unavailable"
+	case ErrFlags:
+		return "node flags out of range"
 	}
 	return "error " + strconv.Itoa(int(c))
 }
@@ -118,6 +123,7 @@ type Symbols struct {
 	initThreads, numThreads                                uintptr
 	treeSize, treeAlign, treeInit, treeUpdate              uintptr
 	treeFinalize, treeRoot, treeFinalizeNonRoot            uintptr
+	rootOutput                                             uintptr
 }
 
 // table names each symbol and where its address goes.
@@ -150,6 +156,7 @@ func (s *Symbols) table() []struct {
 		{"blake3_purego_tree_finalize", &s.treeFinalize},
 		{"blake3_purego_tree_root", &s.treeRoot},
 		{"blake3_purego_tree_finalize_non_root", &s.treeFinalizeNonRoot},
+		{"blake3_purego_root_output", &s.rootOutput},
 	}
 }
 
@@ -278,6 +285,25 @@ func (s *Symbols) MergeRoot(left, right *[32]byte, mode uint32, key *[32]byte, s
 		defer unpin()
 	}
 	return ret(call(&cArgs{fn: s.mergeRoot, n: 7, a: [7]arg{ptrArg(left), ptrArg(right), intArg(mode), ptrArg(key), intArg(seek), bytesArg(out), intArg(len(out))}}))
+}
+
+// node is blake3_purego_node: a root node as the library takes it.
+type node struct {
+	cv       [8]uint32
+	block    [16]uint32
+	blockLen uint32
+	flags    uint32
+}
+
+// RootOutput writes the root output of n (n.Counter aside: the output's
+// block counter is what the position gives) from output offset seek to out.
+// n is copied, into the header's layout, and the copy passed.
+func (s *Symbols) RootOutput(n guts.Node, seek uint64, out []byte) Code {
+	c := node{cv: n.CV, block: n.Block, blockLen: n.BlockLen, flags: n.Flags}
+	if pin(len(out)) {
+		defer unpin()
+	}
+	return ret(call(&cArgs{fn: s.rootOutput, n: 4, a: [7]arg{ptrArg(&c), intArg(seek), bytesArg(out), intArg(len(out))}}))
 }
 
 // MaxSubtreeLen writes the largest subtree allowed at offset to n.

@@ -164,13 +164,15 @@ func (r *refTree) children(tail []byte) (l, rt [32]byte, ok bool, rc Code) {
 	return r.t.Stack[top], rt, true, OK
 }
 
+// rootOut is the root output of n from byte seek, one block at a time; the
+// block counter goes on past 2^64 bytes of output, as the crate's does.
 func rootOut(n guts.Node, seek uint64, out []byte) {
 	n.Flags |= guts.FlagRoot
-	for len(out) > 0 {
-		n.Counter = seek / 64
+	n.Counter = seek / 64
+	for off := seek % 64; len(out) > 0; off = 0 {
 		b := guts.WordsToBytes(guts.CompressNode(n))
-		k := copy(out, b[seek%64:])
-		out, seek = out[k:], seek+uint64(k)
+		out = out[copy(out, b[off:]):]
+		n.Counter++
 	}
 }
 
@@ -375,6 +377,46 @@ func TestCallsHostileTrees(t *testing.T) {
 			if rc != wrc || rc == OK && cv != want {
 				t.Fatalf("round %d: tree_finalize_non_root, tail %d, chunks %d, offset %d: %v, want %v", round, len(tail), r.t.Chunks, r.t.Offset, rc, wrc)
 			}
+		}
+	}
+}
+
+// TestCallsHostileNodes: root_output of hostile nodes (any chaining value
+// and block, block lengths and flags past what BLAKE3 defines, positions up
+// to 2^64-1, outputs that start and end within a block or span runs of
+// whole blocks) returns what the model says, code and output.
+func TestCallsHostileNodes(t *testing.T) {
+	s := testLibrary(t)
+	rng := rand.New(rand.NewPCG(rand.Uint64(), 11))
+	rounds := 5000
+	if testing.Short() {
+		rounds = 1000
+	}
+	for round := range rounds {
+		var n guts.Node
+		for i := range n.CV {
+			n.CV[i] = rng.Uint32()
+		}
+		for i := range n.Block {
+			n.Block[i] = rng.Uint32()
+		}
+		n.Counter = rng.Uint64() // not the library's: the position gives the counter
+		n.BlockLen = uint32(rng.IntN(70))
+		n.Flags = uint32(rng.IntN(0x84))
+		seek := rng.Uint64() >> rng.IntN(65)
+		out := make([]byte, rng.IntN(3*16*64+130))
+		want := make([]byte, len(out))
+		wrc := OK
+		switch {
+		case n.BlockLen > 64:
+			wrc = ErrLength
+		case n.Flags > 0x7f:
+			wrc = ErrFlags
+		default:
+			rootOut(n, seek, want)
+		}
+		if rc := s.RootOutput(n, seek, out); rc != wrc || rc == OK && !bytes.Equal(out, want) {
+			t.Fatalf("round %d: root_output of block_len %d, flags %#x, from %d, %d bytes: %v, want %v", round, n.BlockLen, n.Flags, seek, len(out), rc, wrc)
 		}
 	}
 }

@@ -42,7 +42,7 @@ extern "C" {
 
 /* The ABI described by this header. A caller refuses a library that reports
  * any other value from blake3_purego_abi_version(). */
-#define BLAKE3_PUREGO_ABI_VERSION 2
+#define BLAKE3_PUREGO_ABI_VERSION 3
 
 #define BLAKE3_PUREGO_KEY_LEN 32
 #define BLAKE3_PUREGO_OUT_LEN 32
@@ -69,6 +69,8 @@ extern "C" {
 /* The rayon thread pool could not be built (already built with another
  * size, or the threads could not be spawned). */
 #define BLAKE3_PUREGO_ERR_THREADS (-10)
+/* Node flags outside the seven BLAKE3 defines (0x7f). */
+#define BLAKE3_PUREGO_ERR_FLAGS (-11)
 
 /* Mode selectors (tree_init, hash_xof, the merge functions). */
 #define BLAKE3_PUREGO_MODE_HASH 0
@@ -141,6 +143,37 @@ int32_t blake3_purego_max_subtree_len(uint64_t offset, uint64_t *len_out);
 
 /* How many of input_len bytes (input_len > 1024) go to the left subtree. */
 int32_t blake3_purego_left_subtree_len(uint64_t input_len, uint64_t *len_out);
+
+/* --- Root nodes ------------------------------------------------------------ */
+
+/* A node of the BLAKE3 tree as the compression function takes it: the
+ * input chaining value, the message block (block_len bytes of input, then
+ * zeros, as 16 little-endian words) and the node's flags. Its size is 104
+ * bytes, its alignment 4. */
+typedef struct {
+  uint32_t cv[8];
+  uint32_t block[16];
+  uint32_t block_len; /* 0 to 64 (ERR_LENGTH) */
+  uint32_t flags;     /* CHUNK_START 1, CHUNK_END 2, PARENT 4, ROOT 8,
+                         KEYED_HASH 16, DERIVE_KEY_CONTEXT 32,
+                         DERIVE_KEY_MATERIAL 64 (others: ERR_FLAGS) */
+} blake3_purego_node;
+
+/* out_len bytes of the root output of node, from output byte offset seek:
+ * output block i is the compression of the node with ROOT added to its
+ * flags and block counter i. This is the output of an input whose root
+ * node the caller computed itself: the last block of a one-chunk input
+ * (after the chunk's other blocks), or a parent node. The crate computes
+ * it with its `platform` module (Platform::xof_many, blocks side by side
+ * with AVX-512 on unix, as its OutputReader does), which blake3 1.8.1
+ * exports but hides from its documentation as unstable: the library is
+ * built against that version only (Cargo.lock). The node is read in full
+ * before out is written, at any alignment. An output that runs past 2^64
+ * bytes goes on with block counters past 2^58 (the crate's OutputReader
+ * does the same), not from counter 0 again. */
+int32_t blake3_purego_root_output(const blake3_purego_node *node,
+                                  uint64_t seek, uint8_t *out,
+                                  size_t out_len);
 
 /* --- Trees: a hash in progress whose state the caller can read ---------- */
 
