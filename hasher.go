@@ -72,16 +72,19 @@ type Hasher struct {
 	// (handFront): its count of chunks, and the chaining values of its
 	// stack, fcv[i] for bit i of front. While front is not 0 there is no
 	// tree (!live) and some input is gathered; lift makes the tree from
-	// them at the first need of it.
-	g     *zeebo.Hasher
-	live  bool
-	t     *ffi.Tree
-	front uint8
-	fcv   [4][32]byte
-	lim   int
-	nbuf  int
-	buf   []byte
-	first [firstLen]byte
+	// them at the first need of it. Where what is gathered then is a whole
+	// chunk, last may hold its chaining value (lastOK, handFrontLast).
+	g      *zeebo.Hasher
+	live   bool
+	t      *ffi.Tree
+	front  uint8
+	fcv    [4][32]byte
+	last   [32]byte
+	lastOK bool
+	lim    int
+	nbuf   int
+	buf    []byte
+	first  [firstLen]byte
 
 	// tchunks is the count of chunks t held when h last handed it input:
 	// the input gathered starts there. A Sum, Digest, Clone or
@@ -317,19 +320,38 @@ func (h *Hasher) write(p []byte) (int, error) {
 // keep gathers p, the end of a write on the native path, which fits in the
 // buffer's group. In a write to a Hasher that has handed nothing over yet
 // (fresh), with nothing gathered and no buffer on the heap, it hands over
-// the whole groups of firstLen bytes at the front of a p that first cannot
-// hold, and keeps the rest, rather than allocate the buffer: one Write of
-// up to 16 KiB to a new Hasher then allocates no buffer, and the library
-// still hashes pieces of at least firstLen bytes, wide enough for its SIMD
-// (BenchmarkNewSum). Later writes gather into the buffer, so that a stream
-// is handed over in groups of bufSize bytes.
+// the front of a p that first cannot hold and keeps the rest, rather than
+// allocate the buffer: one Write of up to 16 KiB to a new Hasher then
+// allocates no buffer (BenchmarkNewSum). Where h keeps the tree of that
+// front in itself, the front is every whole chunk of p, in one pass of the
+// library, but the last chunk of a p that ends on a chunk's end, which is
+// kept with its chaining value, computed in the same pass (handFrontLast),
+// so that a Sum or Digest right after hashes no chunk again; elsewhere it
+// is the whole groups of firstLen bytes, wide enough for the library's
+// SIMD. Later writes gather into the buffer, so that a stream is handed
+// over in groups of bufSize bytes.
 func (h *Hasher) keep(p []byte, fresh bool) {
 	if h.handsFront(len(p), fresh) {
-		k := (len(p) - 1) / len(h.first) * len(h.first)
-		h.handFront(p[:k])
-		p = p[k:]
+		switch k := len(p) / chunkLen * chunkLen; {
+		case !h.frontHeld(len(p)):
+			k = (len(p) - 1) / len(h.first) * len(h.first)
+			h.handFront(p[:k])
+			p = p[k:]
+		case k == len(p):
+			h.handFrontLast(p)
+			p = p[k-chunkLen:]
+		default:
+			h.handFront(p[:k])
+			p = p[k:]
+		}
 	}
 	h.gather(p)
+}
+
+// frontHeld reports whether h keeps in itself the tree of the whole chunks
+// at the front of n bytes, all of them but a last chunk (handFront).
+func (h *Hasher) frontHeld(n int) bool {
+	return ffi.ArgsStay && h.t == nil && !h.sub.on && (n-1)/chunkLen < 1<<len(h.fcv)
 }
 
 // handFront hands p, the whole chunks at the front of a first write, to
@@ -340,16 +362,60 @@ func (h *Hasher) keep(p []byte, fresh bool) {
 // changes (BenchmarkNewSum). Elsewhere it would allocate a tree at each
 // use instead of once, and the Hasher makes its own.
 func (h *Hasher) handFront(p []byte) {
-	if !ffi.ArgsStay || h.t != nil || h.sub.on || len(p)/chunkLen >= 1<<len(h.fcv) {
+	if !h.frontHeld(len(p) + 1) {
 		h.update(p)
 		return
 	}
 	var t ffi.Tree
 	must(lib.TreeInit(&t, h.mode, h.modeKey(), 0))
 	must(lib.TreeUpdate(&t, p, false))
+	h.holdFront(&t, false)
+}
+
+// handFrontLast hands p, a first write of whole chunks that h can hold the
+// tree of (frontHeld), to the library in one pass: all of it but its last
+// chunk, which keep gathers, and whose chaining value h holds (last) for a
+// Sum or Digest of it (lastChildren).
+func (h *Hasher) handFrontLast(p []byte) {
+	var t ffi.Tree
+	must(lib.TreeInit(&t, h.mode, h.modeKey(), 0))
+	must(lib.TreeUpdateLast(&t, p, &h.last))
+	h.holdFront(&t, true)
+}
+
+// holdFront keeps t, a tree of fewer than 16 chunks on the caller's stack,
+// in h (front, fcv), with whether h.last is the value of the chunk gathered
+// next.
+func (h *Hasher) holdFront(t *ffi.Tree, last bool) {
 	h.touch()
 	h.front = uint8(t.Chunks)
 	h.fcv = [4][32]byte(t.Stack[:4])
+	h.lastOK = last
+}
+
+// lastChildren returns the chaining values of the root's children of h's
+// input, where it is the tree h holds (front) and then a whole chunk whose
+// value h holds too (lastOK, set by handFrontLast; what h gathers is that
+// chunk alone while front is not 0, as the first of write's paths takes no
+// more into a whole chunk): the front's largest subtree, and the rest of
+// it merged with the last chunk, as the library's tree_root would give them
+// from the chunk itself.
+func (h *Hasher) lastChildren() (left, right [32]byte) {
+	top := bits.Len8(h.front) - 1
+	right = h.last
+	for i := range top {
+		if h.front&(1<<i) != 0 {
+			cv := right
+			must(lib.MergeNonRoot(&h.fcv[i], &cv, h.mode, h.modeKey(), &right))
+		}
+	}
+	return h.fcv[top], right
+}
+
+// lastHeld reports whether h's input is its front and the chunk whose value
+// h holds (lastChildren).
+func (h *Hasher) lastHeld() bool {
+	return h.front != 0 && h.lastOK && h.nbuf == chunkLen
 }
 
 // lift makes h's tree from the one a first write left in h (handFront),
@@ -813,6 +879,9 @@ func (h *Hasher) Sum(b []byte) []byte {
 	switch {
 	case h.path == pathGo: // keyed modes: a plain hash took the path above
 		goXOF(h.goRoot(), 0, out)
+	case h.lastHeld():
+		left, right := h.lastChildren()
+		must(lib.MergeRoot(&left, &right, h.mode, h.modeKey(), 0, out))
 	case h.front != 0:
 		var t ffi.Tree
 		h.frontTree(&t)
@@ -875,7 +944,9 @@ func (h *Hasher) digest(d *Digest) {
 		return
 	}
 	var left, right [32]byte
-	if !h.live {
+	if h.lastHeld() {
+		left, right = h.lastChildren()
+	} else if !h.live {
 		var t ffi.Tree
 		h.frontTree(&t)
 		must(lib.TreeRoot(&t, h.pending(), &left, &right))

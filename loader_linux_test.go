@@ -236,7 +236,7 @@ func TestFaultMatrix(t *testing.T) {
 	})
 	t.Run("UnknownABIVersion", func(t *testing.T) {
 		p := faultBuildStub(t, "-DFAULT_ABI=999")
-		faultExpectRefused(t, lib(p), faultCauseOf("the ABI version", `ABI version 999, want 3`))
+		faultExpectRefused(t, lib(p), faultCauseOf("the ABI version", `ABI version 999, want 4`))
 		faultExpectUnloaded(t, p)
 	})
 	t.Run("WrongTreeSize", func(t *testing.T) {

@@ -36,8 +36,9 @@ SYSROOT_GCC=10
 # the oldest that Rust's std supports, and aarch64's first.
 GLIBC_FLOOR=2.17
 
-# The largest library accepted (500 KiB).
-SIZE_LIMIT=512000
+# The largest library accepted (512 KiB; 500 KiB until the one-pass chunk
+# hashing of ABI 4 took linux/amd64 past it, see README.md).
+SIZE_LIMIT=524288
 # The rustup toolchain for linux_amd64 and darwin, and the rustc version the
 # committed libraries were built with (a different one still builds, but
 # verify will not match byte for byte).

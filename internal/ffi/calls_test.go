@@ -232,6 +232,114 @@ func TestCallsTree(t *testing.T) {
 	}
 }
 
+// TestCallsTreeUpdateLast: tree_update_last against tree_update of all but
+// the last chunk and tree_finalize_non_root of that chunk, in every mode,
+// on trees at offset 0 and at offsets past it holding some chunks already,
+// with 1 to 20 chunks (one pass up to 16, the crate's subtrees past it).
+func TestCallsTreeUpdateLast(t *testing.T) {
+	s := testLibrary(t)
+	rng := rand.New(rand.NewPCG(3, 4))
+	in := pattern(64 << 10)
+	// same reports whether a and b describe one input: their header and the
+	// stack entries their count of chunks uses (the others are left over).
+	same := func(a, b *Tree) bool {
+		if a.Mode != b.Mode || a.Key != b.Key || a.Offset != b.Offset || a.Chunks != b.Chunks {
+			return false
+		}
+		for i := range a.Stack {
+			if a.Chunks&(1<<i) != 0 && a.Stack[i] != b.Stack[i] {
+				return false
+			}
+		}
+		return true
+	}
+	for round := range 240 {
+		m := uint32(round % 3)
+		key := modeKey(t, s, m)
+		chunks, before := 1+round%20, rng.IntN(24)
+		var offset uint64
+		if round%4 >= 2 {
+			offset = uint64(1+rng.IntN(4)) << 20 // room for 1 MiB
+		}
+		var a, b, c Tree
+		for _, tr := range []*Tree{&a, &b} {
+			if rc := s.TreeInit(tr, m, key, offset); rc != OK {
+				t.Fatal(rc)
+			}
+			if rc := s.TreeUpdate(tr, in[:before*1024], false); rc != OK {
+				t.Fatal(rc)
+			}
+		}
+		p := in[before*1024 : (before+chunks)*1024]
+		var last, want [32]byte
+		if rc := s.TreeUpdateLast(&a, p, &last); rc != OK {
+			t.Fatalf("round %d: tree_update_last of %d chunks after %d: %v", round, chunks, before, rc)
+		}
+		if rc := s.TreeUpdate(&b, p[:len(p)-1024], false); rc != OK {
+			t.Fatal(rc)
+		}
+		if rc := s.TreeInit(&c, m, key, offset+uint64(before+chunks-1)*1024); rc != OK {
+			t.Fatal(rc)
+		}
+		if rc := s.TreeFinalizeNonRoot(&c, p[len(p)-1024:], &want); rc != OK {
+			t.Fatal(rc)
+		}
+		if !same(&a, &b) || last != want {
+			t.Fatalf("round %d, mode %d, offset %d: tree_update_last of %d chunks after %d: tree as tree_update's %v, last chunk's value %x, want %x",
+				round, m, offset, chunks, before, same(&a, &b), last[:8], want[:8])
+		}
+	}
+	var tr Tree
+	var cv [32]byte
+	expect := func(what string, got, want Code) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s: %v, want %v", what, got, want)
+		}
+	}
+	expect("tree_update_last of an uninitialized tree", s.TreeUpdateLast(&tr, in[:1024], &cv), ErrState)
+	expect("init at 4096", s.TreeInit(&tr, ModeHash, nil, 4096), OK)
+	expect("tree_update_last of nothing", s.TreeUpdateLast(&tr, nil, &cv), ErrLength)
+	expect("tree_update_last of part of a chunk", s.TreeUpdateLast(&tr, in[:1000], &cv), ErrLength)
+	expect("tree_update_last past MaxSubtreeLen", s.TreeUpdateLast(&tr, in[:8192], &cv), ErrSubtreeTooLarge)
+	expect("tree_update_last of a whole subtree", s.TreeUpdateLast(&tr, in[:4096], &cv), OK)
+	if tr.Chunks != 3 {
+		t.Errorf("tree_update_last of 4 chunks left %d in the tree, want 3", tr.Chunks)
+	}
+}
+
+// TestCallsShortTails: the inputs of 2 to 17 chunks, whole or not, whose
+// chunks tree_root (the input as the tail of an empty tree) and tree_finalize
+// (as the tail of a tree of 16 chunks) hash in one pass, against the oracle.
+func TestCallsShortTails(t *testing.T) {
+	s := testLibrary(t)
+	rng := rand.New(rand.NewPCG(5, 6))
+	in := pattern(64 << 10)
+	for round := range 192 {
+		m := uint32(round % 3)
+		key := modeKey(t, s, m)
+		n := (2+round%16)*1024 - rng.IntN(1024)
+		var tr Tree
+		var l, r [32]byte
+		out := make([]byte, 64)
+		if rc := s.TreeInit(&tr, m, key, 0); rc != OK {
+			t.Fatal(rc)
+		}
+		if rc := s.TreeRoot(&tr, in[:n], &l, &r); rc != OK {
+			t.Fatalf("tree_root of %d bytes: %v", n, rc)
+		}
+		check(t, fmt.Sprintf("tree_root of %d bytes + merge_root", n), s.MergeRoot(&l, &r, m, key, 3, out), out, oracle(m, in[:n], 3, 64))
+		if rc := s.TreeUpdate(&tr, in[:16<<10], false); rc != OK {
+			t.Fatal(rc)
+		}
+		if n > 16<<10 {
+			continue // longer than the tree's smallest subtree
+		}
+		whole := in[:16<<10+n]
+		check(t, fmt.Sprintf("tree_finalize of 16 chunks and %d bytes", n), s.TreeFinalize(&tr, whole[16<<10:], 3, out), out, oracle(m, whole, 3, 64))
+	}
+}
+
 // TestCallsRootOutput: root_output of the root nodes of real inputs (a
 // chunk's last block, a parent node), in each mode, against zeebo's output
 // of the input; and the node's layout and the codes.

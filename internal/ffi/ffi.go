@@ -35,7 +35,7 @@ import (
 )
 
 // ABIVersion is the BLAKE3_PUREGO_ABI_VERSION this package speaks.
-const ABIVersion = 3
+const ABIVersion = 4
 
 // Modes, the header's MODE_* selectors.
 const (
@@ -123,7 +123,7 @@ type Symbols struct {
 	initThreads, numThreads                                uintptr
 	treeSize, treeAlign, treeInit, treeUpdate              uintptr
 	treeFinalize, treeRoot, treeFinalizeNonRoot            uintptr
-	rootOutput                                             uintptr
+	rootOutput, treeUpdateLast                             uintptr
 }
 
 // table names each symbol and where its address goes.
@@ -157,6 +157,7 @@ func (s *Symbols) table() []struct {
 		{"blake3_purego_tree_root", &s.treeRoot},
 		{"blake3_purego_tree_finalize_non_root", &s.treeFinalizeNonRoot},
 		{"blake3_purego_root_output", &s.rootOutput},
+		{"blake3_purego_tree_update_last", &s.treeUpdateLast},
 	}
 }
 
@@ -341,6 +342,13 @@ func (s *Symbols) TreeUpdate(t *Tree, p []byte, parallel bool) Code {
 		defer unpin()
 	}
 	return ret(call(&cArgs{fn: s.treeUpdate, n: 4, a: [7]arg{ptrArg(t), bytesArg(p), intArg(len(p)), intArg(par)}}))
+}
+
+// TreeUpdateLast hashes p (whole chunks, at least one) as TreeUpdate does
+// on one thread, but for its last chunk, whose chaining value it writes to
+// last: up to 16 chunks in one pass, the last one with them.
+func (s *Symbols) TreeUpdateLast(t *Tree, p []byte, last *[32]byte) Code {
+	return ret(call(&cArgs{fn: s.treeUpdateLast, n: 4, a: [7]arg{ptrArg(t), bytesArg(p), intArg(len(p)), ptrArg(last)}}))
 }
 
 // TreeFinalize writes the root output of t's input and then tail, from

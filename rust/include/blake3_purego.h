@@ -42,7 +42,7 @@ extern "C" {
 
 /* The ABI described by this header. A caller refuses a library that reports
  * any other value from blake3_purego_abi_version(). */
-#define BLAKE3_PUREGO_ABI_VERSION 3
+#define BLAKE3_PUREGO_ABI_VERSION 4
 
 #define BLAKE3_PUREGO_KEY_LEN 32
 #define BLAKE3_PUREGO_OUT_LEN 32
@@ -219,6 +219,17 @@ int32_t blake3_purego_tree_init(void *tree, uint32_t mode, const uint8_t *key,
  * past 2^64 bytes of input (ERR_SUBTREE_TOO_LARGE). */
 int32_t blake3_purego_tree_update(void *tree, const uint8_t *input, size_t len,
                                   uint32_t parallel);
+
+/* Like tree_update on one thread, for len bytes (a positive multiple of
+ * 1024, else ERR_LENGTH), but the last chunk is not added to the tree: its
+ * 32-byte chaining value is written to last_cv_out, the value it has as a
+ * chunk that is not the whole input (where it is the whole input, its root
+ * output is hash_xof's). Up to 16 chunks are hashed in one SIMD pass, the
+ * last one with the others: a caller that keeps the last chunk of a write
+ * (which the next input may follow) gets the value it will need for the
+ * root without hashing that chunk again. The same limits as tree_update. */
+int32_t blake3_purego_tree_update_last(void *tree, const uint8_t *input,
+                                       size_t len, uint8_t *last_cv_out);
 
 /* out_len bytes of the root output of the tree's input followed by the tail,
  * from output byte offset seek. The tail, the subtree right after the

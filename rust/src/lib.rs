@@ -13,13 +13,13 @@
 
 use blake3::hazmat::{self, HasherExt, Mode};
 use blake3::platform::Platform;
-use blake3::Hasher;
+use blake3::{Hasher, IncrementCounter};
 use std::mem::{align_of, size_of};
 use std::ptr;
 use std::slice;
 use std::sync::{Arc, Mutex};
 
-const ABI_VERSION: u32 = 3;
+const ABI_VERSION: u32 = 4;
 const KEY_LEN: usize = 32;
 const CHUNK_LEN: u64 = 1024;
 
@@ -632,6 +632,36 @@ impl TreePtr {
     }
 }
 
+/// The most chunks whose chaining values chunk_cvs computes in one call:
+/// the widest SIMD pass of hash_many (AVX-512).
+const WIDE: usize = 16;
+
+/// BLAKE3's flags and IV (its spec; the crate keeps them private).
+const CHUNK_START: u8 = 1;
+const CHUNK_END: u8 = 2;
+const KEYED_HASH: u8 = 16;
+const DERIVE_KEY_MATERIAL: u8 = 64;
+const IV: [u32; 8] = [
+    0x6A09E667, 0xBB67AE85, 0x3C6EF372, 0xA54FF53A, 0x510E527F, 0x9B05688C, 0x1F83D9AB, 0x5BE0CD19,
+];
+
+/// The count of chunks in the left subtree of n (at least 2) chunks: the
+/// largest power of two below n, as in the crate's left_subtree_len.
+fn left_count(n: usize) -> usize {
+    1 << (usize::BITS - 1 - (n - 1).leading_zeros())
+}
+
+/// The chaining value of the subtree of the chunks whose values are `cvs`
+/// (at least one), merged as BLAKE3's tree does: the left subtree of
+/// left_count chunks, the right one of the rest.
+fn merged(cvs: &[[u8; KEY_LEN]], mode: Mode) -> [u8; KEY_LEN] {
+    if cvs.len() == 1 {
+        return cvs[0];
+    }
+    let l = left_count(cvs.len());
+    hazmat::merge_subtrees_non_root(&merged(&cvs[..l], mode), &merged(&cvs[l..], mode), mode)
+}
+
 /// Pieces from this size up are hashed on the rayon pool when the caller
 /// asks for the pool; smaller ones gain nothing from more threads.
 const PARALLEL_PIECE: usize = 1 << 20;
@@ -701,7 +731,112 @@ impl Head {
         if self.chunks != 0 && tail.len() as u64 > CHUNK_LEN << self.chunks.trailing_zeros() {
             return Err(ERR_SUBTREE_TOO_LARGE);
         }
-        Ok(self.subtree(self.end()?, tail, None))
+        let at = self.end()?;
+        if tail.len() as u64 > CHUNK_LEN && tail.len() as u64 <= WIDE as u64 * CHUNK_LEN {
+            let mut cvs = [[0u8; KEY_LEN]; WIDE];
+            let n = self.chunk_cvs(at, tail, &mut cvs);
+            return Ok(merged(&cvs[..n], self.mode()));
+        }
+        Ok(self.subtree(at, tail, None))
+    }
+
+    /// The chaining values of the chunks of `data`, 1 to WIDE chunks that
+    /// start at input byte `at` (a multiple of CHUNK_LEN), into `cvs`; returns
+    /// their count. The whole chunks go through the platform's hash_many in
+    /// one call, as in the crate's own update, but padded with chunks whose
+    /// values are dropped up to the next SIMD width of at least 4: the crate
+    /// hashes 2 or 3 chunks in serial pieces (all of them without AVX-512,
+    /// the third with it), where one pass of 4 lanes takes about as long as
+    /// one chunk alone, so that the root's children of 2 to 4 chunks, which
+    /// the crate's Hasher cannot give, took twice the time of the input's
+    /// one-shot hash (BenchmarkDigestNew, docs/stream.md). A last partial
+    /// chunk is hashed alone.
+    #[inline(never)] // one copy for its four callers (the library's size)
+    fn chunk_cvs(&self, at: u64, data: &[u8], cvs: &mut [[u8; KEY_LEN]; WIDE]) -> usize {
+        const C: usize = CHUNK_LEN as usize;
+        let platform = Platform::detect();
+        let whole = data.len() / C;
+        let mut inputs: [&[u8; C]; WIDE] = [&[0; C]; WIDE];
+        for (slot, chunk) in inputs.iter_mut().zip(data.chunks_exact(C)) {
+            if let Ok(c) = chunk.try_into() {
+                *slot = c;
+            }
+        }
+        let pad = whole.next_power_of_two().max(4);
+        let lanes = if whole > 1 && pad <= platform.simd_degree() { pad } else { whole };
+        let mut out = [0u8; WIDE * KEY_LEN];
+        let (key, flags) = self.words();
+        platform.hash_many(
+            &inputs[..lanes],
+            &key,
+            at / CHUNK_LEN,
+            IncrementCounter::Yes,
+            flags,
+            CHUNK_START,
+            CHUNK_END,
+            &mut out[..lanes * KEY_LEN],
+        );
+        for (cv, o) in cvs.iter_mut().zip(out.chunks_exact(KEY_LEN)).take(whole) {
+            cv.copy_from_slice(o);
+            plant(cv);
+        }
+        if whole * C == data.len() {
+            return whole;
+        }
+        cvs[whole] = self.subtree(at + (whole * C) as u64, &data[whole * C..], None);
+        whole + 1
+    }
+
+    /// Hashes `data` (whole chunks) into the tree on this thread. Where it
+    /// is cut into more than one subtree and is at most WIDE chunks (the
+    /// front of a Hasher's first write, and what follows it), its chunks go
+    /// through chunk_cvs in one pass and are pushed one by one, where the
+    /// crate would hash each subtree in a pass of its own (7 chunks: 4, 2
+    /// and 1); else each subtree is hashed by the crate and pushed in turn,
+    /// without lists (zeroing them cost more than a parent compression at
+    /// every 16 KiB batch: BenchmarkStream).
+    fn update_serial(&mut self, tp: &TreePtr, data: &[u8]) {
+        let (first, chunks) = (self.chunks, data.len() as u64 / CHUNK_LEN);
+        let mut pieces = 0;
+        cut(first, chunks, |_, _| pieces += 1);
+        if pieces > 1 && chunks <= WIDE as u64 {
+            let mut cvs = [[0u8; KEY_LEN]; WIDE];
+            let n = self.chunk_cvs(self.offset + first * CHUNK_LEN, data, &mut cvs);
+            self.push_cvs(tp, &cvs[..n]);
+            return;
+        }
+        cut(first, chunks, |c, h| {
+            let from = ((c - first) * CHUNK_LEN) as usize;
+            let piece = &data[from..from + (CHUNK_LEN << h) as usize];
+            let cv = self.subtree(self.offset + c * CHUNK_LEN, piece, None);
+            self.push(tp, cv, h);
+        });
+    }
+
+    /// Pushes the chunks whose chaining values are `cvs` as tree_update
+    /// pushes them: each subtree of the cut merged from its chunks' values,
+    /// so that the stack is the one the crate's subtrees would leave.
+    fn push_cvs(&mut self, tp: &TreePtr, cvs: &[[u8; KEY_LEN]]) {
+        let mut i = 0;
+        cut(self.chunks, cvs.len() as u64, |_, h| {
+            let k = 1 << h;
+            let cv = merged(&cvs[i..i + k], self.mode());
+            self.push(tp, cv, h);
+            i += k;
+        });
+    }
+
+    /// The key words and the mode's flag, as hash_many takes them.
+    fn words(&self) -> ([u32; 8], u8) {
+        let mut w = [0u32; 8];
+        for (w, b) in w.iter_mut().zip(self.key.chunks_exact(4)) {
+            *w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        }
+        match self.mode {
+            MODE_KEYED => (w, KEYED_HASH),
+            MODE_DERIVE_KEY => (w, DERIVE_KEY_MATERIAL),
+            _ => (IV, 0),
+        }
     }
 
     /// Adds the chaining value of the next 2^height chunks (which start
@@ -856,13 +991,7 @@ pub unsafe extern "C" fn blake3_purego_tree_update(
         };
         let pool = if parallel != 0 { pool() } else { None };
         match pool.as_deref() {
-            // One thread: each piece hashed and pushed in turn, without
-            // the lists below (zeroing them cost more than a parent
-            // compression at every 16 KiB batch: BenchmarkStream).
-            None => cut(first, chunks, |c, h| {
-                let cv = t.subtree(t.offset + c * CHUNK_LEN, piece(c, h), None);
-                t.push(&tp, cv, h);
-            }),
+            None => t.update_serial(&tp, data),
             Some(p) => {
                 let mut pieces = [(0u64, 0u32); MAX_PIECES];
                 let mut n = 0;
@@ -891,6 +1020,44 @@ pub unsafe extern "C" fn blake3_purego_tree_update(
             }
         }
         tp.set_chunks(t.chunks);
+        Ok(())
+    })())
+}
+
+/// # Safety
+/// `tree`, `input`, `last_cv_out`: see the header.
+#[no_mangle]
+pub unsafe extern "C" fn blake3_purego_tree_update_last(
+    tree: *mut u8,
+    data: *const u8,
+    len: usize,
+    last_cv_out: *mut u8,
+) -> i32 {
+    code((|| {
+        // SAFETY: per the header contract.
+        let (tp, mut t) = unsafe { TreePtr::new(tree) }?;
+        let data = unsafe { input(data, len) }?;
+        output_ok(last_cv_out, KEY_LEN)?;
+        if data.is_empty() || data.len() as u64 % CHUNK_LEN != 0 {
+            return Err(ERR_LENGTH);
+        }
+        t.room(data.len() as u64)?;
+        let k = data.len() - CHUNK_LEN as usize;
+        let at = t.end()? + k as u64;
+        let last = if data.len() as u64 <= WIDE as u64 * CHUNK_LEN {
+            // All of them in one pass, the last one's value kept apart.
+            let mut cvs = [[0u8; KEY_LEN]; WIDE];
+            let n = t.chunk_cvs(t.end()?, data, &mut cvs);
+            t.push_cvs(&tp, &cvs[..n - 1]);
+            cvs[n - 1]
+        } else {
+            t.update_serial(&tp, &data[..k]);
+            t.subtree(at, &data[k..], None)
+        };
+        tp.set_chunks(t.chunks);
+        // SAFETY: the input is no longer borrowed; a 32-byte output per the
+        // header.
+        unsafe { output(last_cv_out, KEY_LEN) }?.copy_from_slice(&last);
         Ok(())
     })())
 }
@@ -956,11 +1123,18 @@ pub unsafe extern "C" fn blake3_purego_tree_root(
             if tail.len() as u64 <= CHUNK_LEN {
                 return Err(ERR_LENGTH);
             }
-            let l = hazmat::left_subtree_len(tail.len() as u64) as usize;
-            (
-                t.subtree(0, &tail[..l], None),
-                t.subtree(l as u64, &tail[l..], None),
-            )
+            if tail.len() as u64 <= WIDE as u64 * CHUNK_LEN {
+                let mut cvs = [[0u8; KEY_LEN]; WIDE];
+                let n = t.chunk_cvs(0, tail, &mut cvs);
+                let l = left_count(n);
+                (merged(&cvs[..l], t.mode()), merged(&cvs[l..n], t.mode()))
+            } else {
+                let l = hazmat::left_subtree_len(tail.len() as u64) as usize;
+                (
+                    t.subtree(0, &tail[..l], None),
+                    t.subtree(l as u64, &tail[l..], None),
+                )
+            }
         } else {
             let tail_cv = if tail.is_empty() {
                 None

@@ -38,6 +38,10 @@ typedef int32_t (*tree_update_fn)(void *, const uint8_t *, size_t, uint32_t);
 typedef int32_t (*tree_finalize_fn)(const void *, const uint8_t *, size_t, uint64_t, uint8_t *, size_t);
 typedef int32_t (*init_threads_fn)(size_t);
 typedef int32_t (*root_output_fn)(const blake3_purego_node *, uint64_t, uint8_t *, size_t);
+typedef int32_t (*tree_update_last_fn)(void *, const uint8_t *, size_t, uint8_t *);
+typedef int32_t (*tree_root_fn)(const void *, const uint8_t *, size_t, uint8_t *, uint8_t *);
+typedef int32_t (*merge_root_fn)(const uint8_t *, const uint8_t *, uint32_t, const uint8_t *, uint64_t, uint8_t *, size_t);
+typedef int32_t (*merge_non_root_fn)(const uint8_t *, const uint8_t *, uint32_t, const uint8_t *, uint8_t *);
 
 static int failures;
 
@@ -85,12 +89,16 @@ int main(int argc, char **argv) {
 	tree_finalize_fn tree_finalize = (tree_finalize_fn)need(l, "blake3_purego_tree_finalize");
 	init_threads_fn init_threads = (init_threads_fn)need(l, "blake3_purego_init_threads");
 	root_output_fn root_output = (root_output_fn)need(l, "blake3_purego_root_output");
+	tree_update_last_fn tree_update_last = (tree_update_last_fn)need(l, "blake3_purego_tree_update_last");
+	tree_root_fn tree_root = (tree_root_fn)need(l, "blake3_purego_tree_root");
+	merge_root_fn merge_root = (merge_root_fn)need(l, "blake3_purego_merge_root");
+	merge_non_root_fn merge_non_root = (merge_non_root_fn)need(l, "blake3_purego_merge_non_root");
 
 	printf("abi_version   %u\n", abi());
 	printf("crate_version %s\n", crate());
 	printf("simd          %s\n", simd());
 	printf("tree          %zu bytes\n", tree_size());
-	check("abi_version == 3", abi() == 3);
+	check("abi_version == 4", abi() == 4);
 	check("tree_size == sizeof(blake3_purego_tree)", tree_size() == sizeof(blake3_purego_tree));
 	check("crate_version == 1.8.1", strcmp(crate(), "1.8.1") == 0);
 
@@ -137,6 +145,35 @@ int main(int argc, char **argv) {
 	tree_update(&tree, data + 1024, n - 2048, 0);
 	tree_finalize(&tree, data + n - 1024, 1024, 0, ser, 64);
 	check("tree_update x2 == one-shot (64-byte XOF)", memcmp(one, ser, 64) == 0);
+
+	/* 8 KiB: tree_update_last keeps the 8th chunk's value; the root of
+	 * chunks 0-3 and 4-7 from it (two merges) and tree_root of 7 chunks
+	 * handed over and the 8th as the tail, against the one-shot hash. The
+	 * same for 3 chunks (the root's children: chunks 0-1 and chunk 2). */
+	for (size_t chunks = 3; chunks <= 8; chunks += 5) {
+		uint8_t last[32], l1[32], r1[32], l2[32], r2[32], st[32], whole[64], got[64];
+		hash(data, chunks * 1024, whole, 64);
+		tree_init(&tree, 0, NULL, 0);
+		check("tree_update_last returns 0", tree_update_last(&tree, data, chunks * 1024, last) == 0);
+		check("tree_update_last leaves the last chunk out", tree.chunks == chunks - 1);
+		if (chunks == 8) {
+			/* stack: 4 chunks at 2, 2 at 1, 1 at 0 */
+			merge_non_root(tree.stack[0], last, 0, NULL, st);
+			merge_non_root(tree.stack[1], st, 0, NULL, r1);
+			memcpy(l1, tree.stack[2], 32);
+		} else {
+			memcpy(l1, tree.stack[1], 32);
+			memcpy(r1, last, 32);
+		}
+		merge_root(l1, r1, 0, NULL, 0, got, 64);
+		check("tree_update_last's value and stack give the one-shot root", memcmp(whole, got, 64) == 0);
+		tree_init(&tree, 0, NULL, 0);
+		check("tree_root of all of it as the tail returns 0", tree_root(&tree, data, chunks * 1024, l2, r2) == 0);
+		check("tree_root's children are the same", memcmp(l1, l2, 32) == 0 && memcmp(r1, r2, 32) == 0);
+	}
+	uint8_t cv[32];
+	check("tree_update_last of part of a chunk is ERR_LENGTH", tree_update_last(&tree, data, 1000, cv) == -9);
+	check("tree_update_last of nothing is ERR_LENGTH", tree_update_last(&tree, data, 0, cv) == -9);
 	check("init_threads(2) returns 0", init_threads(2) == 0);
 	tree_init(&tree, 0, NULL, 0);
 	check("tree_update (parallel) returns 0", tree_update(&tree, data, n - 1024, 1) == 0);

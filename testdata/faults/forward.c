@@ -130,3 +130,4 @@ FWD(int32_t, blake3_purego_tree_finalize_non_root, (const void *t, const uint8_t
     (t, p, n, cv))
 FWD(int32_t, blake3_purego_root_output, (const blake3_purego_node *nd, uint64_t seek, uint8_t *o, size_t n),
     (nd, seek, o, n))
+FWD(int32_t, blake3_purego_tree_update_last, (void *t, const uint8_t *p, size_t n, uint8_t *cv), (t, p, n, cv))
