@@ -452,6 +452,24 @@ func TestCallsTreeErrors(t *testing.T) {
 	expect("update of 2 chunks", s.TreeUpdate(&tr, in[:2048], false), OK)
 	expect("finalize of one subtree and no tail", s.TreeFinalize(&tr, nil, 0, out), ErrLength)
 	expect("tail longer than the smallest subtree", s.TreeFinalize(&tr, in[:2049], 0, out), ErrSubtreeTooLarge)
+	// tree_update_last's arguments, NULL ones through the raw call: a tree
+	// left as it was by each refusal.
+	updateLast := func(tree *Tree, p unsafe.Pointer, n int, last *[32]byte) Code {
+		return ret(call(&cArgs{fn: s.treeUpdateLast, n: 4, a: [7]arg{ptrArg(tree), {p: p}, intArg(n), ptrArg(last)}}))
+	}
+	before := tr
+	data := unsafe.Pointer(&in[0])
+	expect("tree_update_last of a NULL tree", updateLast(nil, data, 1024, &cv), ErrNull)
+	expect("tree_update_last of NULL input of 1024 bytes", updateLast(&tr, nil, 1024, &cv), ErrNull)
+	expect("tree_update_last into a NULL chaining value", updateLast(&tr, data, 1024, nil), ErrNull)
+	expect("tree_update_last of NULL input of 0 bytes", updateLast(&tr, nil, 0, &cv), ErrLength)
+	expect("tree_update_last of 0 bytes", updateLast(&tr, data, 0, &cv), ErrLength)
+	for _, n := range []int{1, 1000, 1023, 1025, 2047, 2049} {
+		expect(fmt.Sprintf("tree_update_last of %d bytes", n), updateLast(&tr, data, n, &cv), ErrLength)
+	}
+	if tr != before {
+		t.Errorf("a refused tree_update_last changed the tree")
+	}
 	tr.Mode = 7
 	expect("a tree with a mode tree_init never writes", s.TreeFinalize(&tr, in[:1], 0, out), ErrState)
 	if bits.UintSize == 64 {

@@ -131,6 +131,27 @@ func (r *refTree) update(p []byte) Code {
 	return OK
 }
 
+// updateLast is tree_update_last: p (whole chunks, at least one) hashed
+// into the tree as update hashes it, but for its last chunk, whose chaining
+// value (as a chunk that is not the whole input, at its own counter) it
+// returns instead. Nothing changes on an error.
+func (r *refTree) updateLast(p []byte) ([32]byte, Code) {
+	if rc := r.state(); rc != OK {
+		return [32]byte{}, rc
+	}
+	if len(p) == 0 || len(p)%1024 != 0 {
+		return [32]byte{}, ErrLength
+	}
+	if rc := r.room(uint64(len(p))); rc != OK {
+		return [32]byte{}, rc
+	}
+	k := len(p) - 1024
+	if rc := r.update(p[:k]); rc != OK {
+		return [32]byte{}, rc // (not reached: room allows all of p)
+	}
+	return r.cv(p[k:], r.t.Offset/1024+r.t.Chunks), OK
+}
+
 func (r *refTree) tailCV(tail []byte) ([32]byte, Code) {
 	if rc := r.room(uint64(len(tail))); rc != OK {
 		return [32]byte{}, rc
@@ -318,8 +339,9 @@ func hostileLen(rng *rand.Rand, max int) int {
 	}
 }
 
-// TestCallsHostileTrees: every tree call on hostile trees returns what the
-// model says, code and output; nothing aborts.
+// TestCallsHostileTrees: every tree call on hostile trees (tree_update,
+// tree_update_last, tree_finalize, tree_root, tree_finalize_non_root)
+// returns what the model says, code, tree and output; nothing aborts.
 func TestCallsHostileTrees(t *testing.T) {
 	s := testLibrary(t)
 	if rc := s.InitThreads(2); rc != OK {
@@ -342,7 +364,7 @@ func TestCallsHostileTrees(t *testing.T) {
 	for round := range rounds {
 		tr := hostileTree(rng)
 		r := newRefTree(&tr)
-		switch rng.IntN(4) {
+		switch rng.IntN(5) {
 		case 0:
 			p := in[:hostileLen(rng, 64<<10)]
 			if rng.IntN(100) == 0 {
@@ -368,6 +390,14 @@ func TestCallsHostileTrees(t *testing.T) {
 			wl, wr, wrc := r.root(tail)
 			if rc != wrc || rc == OK && (l != wl || rt != wr) {
 				t.Fatalf("round %d: tree_root, tail %d, chunks %d, offset %d: %v, want %v", round, len(tail), r.t.Chunks, r.t.Offset, rc, wrc)
+			}
+		case 3:
+			p := in[:hostileLen(rng, 20<<10)]
+			var last [32]byte
+			rc := s.TreeUpdateLast(&tr, p, &last)
+			want, wrc := r.updateLast(p)
+			if rc != wrc || tr != r.t || rc == OK && last != want {
+				t.Fatalf("round %d: tree_update_last of %d bytes, chunks %d, offset %d: %v, want %v (tree equal: %v, last %x, want %x)", round, len(p), r.t.Chunks, r.t.Offset, rc, wrc, tr == r.t, last[:8], want[:8])
 			}
 		default:
 			tail := in[:hostileLen(rng, 8<<10)]

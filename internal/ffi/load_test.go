@@ -12,8 +12,9 @@ import (
 )
 
 // testLibrary binds the library committed for this platform (or the one
-// BLAKE3_LIBRARY names), for the tests of the calls.
-func testLibrary(t *testing.T) *Symbols {
+// BLAKE3_LIBRARY names, so that two builds can be timed in alternate runs),
+// for the tests and benchmarks of the calls.
+func testLibrary(t testing.TB) *Symbols {
 	t.Helper()
 	path := os.Getenv("BLAKE3_LIBRARY")
 	if path == "" {

@@ -188,6 +188,47 @@ fn simd_level() -> &'static [u8] {
 
 // --- One-shot ---------------------------------------------------------------
 
+/// Whether a one-shot input of `len` bytes goes through Head::short_root:
+/// where its whole chunks (and an optional partial last chunk) take one
+/// padded SIMD pass of chunk_cvs, and the crate's hash_many several, its
+/// widest first and then narrower ones down to one chunk (5 chunks: 4 and 1;
+/// 12: 8 and 4). Sum256 of 5 KiB, 7 KiB or 15 KiB + 1 byte took longer than
+/// the pure Go zeebo's. A count that is a power of two (2, 4, 8) is one pass
+/// of the crate's too, which was as fast as short_root or faster
+/// (BenchmarkCallsHash). On a platform of fewer lanes than the padded count,
+/// chunk_cvs would take the crate's passes, and short_root gain nothing.
+fn short(len: usize) -> bool {
+    let whole = len / CHUNK_LEN as usize;
+    whole > 2
+        && whole < WIDE
+        && !whole.is_power_of_two()
+        && whole.next_power_of_two() <= Platform::detect().simd_degree()
+}
+
+/// The one-shot calls' view of an input as a tree of nothing yet, in a
+/// MODE_* with its key, for Head::short_root.
+fn one_shot(mode: u32, key: [u8; KEY_LEN]) -> Head {
+    Head {
+        mode,
+        key,
+        offset: 0,
+        chunks: 0,
+    }
+}
+
+/// Writes the root output, from byte `seek`, of the parent whose children
+/// are `left` and `right`: merge_subtrees_root for 32 bytes from 0, else
+/// the root's output reader.
+fn fill_root(left: &[u8; KEY_LEN], right: &[u8; KEY_LEN], mode: Mode, seek: u64, out: &mut [u8]) {
+    if seek == 0 && out.len() == blake3::OUT_LEN {
+        out.copy_from_slice(hazmat::merge_subtrees_root(left, right, mode).as_bytes());
+        plant(out);
+        return;
+    }
+    let reader = hazmat::merge_subtrees_root_xof(left, right, mode);
+    fill_xof(reader, seek, out);
+}
+
 /// # Safety
 /// `input`, `out`: see the header.
 #[no_mangle]
@@ -201,6 +242,13 @@ pub unsafe extern "C" fn blake3_purego_hash(
     code((|| {
         output_ok(out, out_len)?;
         let data = unsafe { input(data, len) }?;
+        if short(data.len()) {
+            let h = one_shot(MODE_HASH, [0; KEY_LEN]);
+            let (left, right) = h.short_root(data);
+            // SAFETY: the input is no longer borrowed.
+            fill_root(&left, &right, h.mode(), 0, unsafe { output(out, out_len) }?);
+            return Ok(());
+        }
         if out_len == blake3::OUT_LEN {
             // blake3::hash hashes all at once, faster than a Hasher.
             let hash = blake3::hash(data);
@@ -232,6 +280,13 @@ pub unsafe extern "C" fn blake3_purego_keyed_hash(
         let key = unsafe { array32(key) }?;
         output_ok(out, out_len)?;
         let data = unsafe { input(data, len) }?;
+        if short(data.len()) {
+            let h = one_shot(MODE_KEYED, key);
+            let (left, right) = h.short_root(data);
+            // SAFETY: the input is no longer borrowed.
+            fill_root(&left, &right, h.mode(), 0, unsafe { output(out, out_len) }?);
+            return Ok(());
+        }
         if out_len == blake3::OUT_LEN {
             let hash = blake3::keyed_hash(&key, data);
             // SAFETY: the input is no longer borrowed.
@@ -262,8 +317,19 @@ pub unsafe extern "C" fn blake3_purego_derive_key(
     code((|| {
         let ctx = context_str(unsafe { input(context, context_len) }?)?;
         output_ok(out, out_len)?;
-        let reader = Hasher::new_derive_key(ctx)
-            .update(unsafe { input(material, len) }?)
+        // The context key once, for either path (Hasher::new_derive_key
+        // would hash the context again).
+        let key = hazmat::hash_derive_key_context(ctx);
+        let data = unsafe { input(material, len) }?;
+        if short(data.len()) {
+            let h = one_shot(MODE_DERIVE_KEY, key);
+            let (left, right) = h.short_root(data);
+            // SAFETY: the context and material are no longer borrowed.
+            fill_root(&left, &right, h.mode(), 0, unsafe { output(out, out_len) }?);
+            return Ok(());
+        }
+        let reader = Hasher::new_from_context_key(&key)
+            .update(data)
             .finalize_xof();
         // SAFETY: the context and material are no longer borrowed.
         fill_xof(reader, 0, unsafe { output(out, out_len) }?);
@@ -298,7 +364,18 @@ pub unsafe extern "C" fn blake3_purego_hash_xof(
         }
         output_ok(out, out_len)?;
         let data = unsafe { input(data, len) }?;
-        let mut h = new_hasher(m, &key.unwrap_or([0; KEY_LEN]));
+        let key = key.unwrap_or([0; KEY_LEN]);
+        if short(data.len()) {
+            // With or without FLAG_PARALLEL: 16 chunks or fewer gain
+            // nothing from more threads.
+            let h = one_shot(m, key);
+            let (left, right) = h.short_root(data);
+            // SAFETY: the input is no longer borrowed.
+            let out = unsafe { output(out, out_len) }?;
+            fill_root(&left, &right, h.mode(), seek, out);
+            return Ok(());
+        }
+        let mut h = new_hasher(m, &key);
         match pool().filter(|_| mode_flags & FLAG_PARALLEL != 0) {
             // Inside install, blake3's joins run on this pool's threads.
             Some(p) => p.install(|| {
@@ -639,27 +716,29 @@ const WIDE: usize = 16;
 /// BLAKE3's flags and IV (its spec; the crate keeps them private).
 const CHUNK_START: u8 = 1;
 const CHUNK_END: u8 = 2;
+const PARENT: u8 = 4;
 const KEYED_HASH: u8 = 16;
 const DERIVE_KEY_MATERIAL: u8 = 64;
 const IV: [u32; 8] = [
     0x6A09E667, 0xBB67AE85, 0x3C6EF372, 0xA54FF53A, 0x510E527F, 0x9B05688C, 0x1F83D9AB, 0x5BE0CD19,
 ];
 
-/// The count of chunks in the left subtree of n (at least 2) chunks: the
-/// largest power of two below n, as in the crate's left_subtree_len.
-fn left_count(n: usize) -> usize {
-    1 << (usize::BITS - 1 - (n - 1).leading_zeros())
-}
-
-/// The chaining value of the subtree of the chunks whose values are `cvs`
-/// (at least one), merged as BLAKE3's tree does: the left subtree of
-/// left_count chunks, the right one of the rest.
-fn merged(cvs: &[[u8; KEY_LEN]], mode: Mode) -> [u8; KEY_LEN] {
-    if cvs.len() == 1 {
-        return cvs[0];
+/// How many lanes hash_many is given for `count` inputs (chunks or parent
+/// blocks): padded, with inputs whose results are dropped, up to the next
+/// power of two of at least 4 where the platform has that many lanes. The
+/// platform's hash_many takes its widest passes first, then narrower ones
+/// (x86's assembly: 8, 4, 2 and 1 lanes; NEON: 4, then one input at a
+/// time), each taking about as long as one wide pass: 7 inputs take three
+/// passes, padded to 8 one. Parents padded from 3 to 4 (7 and 15 chunks)
+/// were faster than unpadded, and 2 padded to 4 as fast as 2
+/// (BenchmarkCallsTail).
+fn lanes(count: usize, platform: Platform) -> usize {
+    let pad = count.next_power_of_two().max(4);
+    if count > 1 && pad <= platform.simd_degree() {
+        pad
+    } else {
+        count
     }
-    let l = left_count(cvs.len());
-    hazmat::merge_subtrees_non_root(&merged(&cvs[..l], mode), &merged(&cvs[l..], mode), mode)
 }
 
 /// Pieces from this size up are hashed on the rayon pool when the caller
@@ -735,7 +814,7 @@ impl Head {
         if tail.len() as u64 > CHUNK_LEN && tail.len() as u64 <= WIDE as u64 * CHUNK_LEN {
             let mut cvs = [[0u8; KEY_LEN]; WIDE];
             let n = self.chunk_cvs(at, tail, &mut cvs);
-            return Ok(merged(&cvs[..n], self.mode()));
+            return Ok(self.reduce(&cvs[..n], 1)[0]);
         }
         Ok(self.subtree(at, tail, None))
     }
@@ -743,15 +822,15 @@ impl Head {
     /// The chaining values of the chunks of `data`, 1 to WIDE chunks that
     /// start at input byte `at` (a multiple of CHUNK_LEN), into `cvs`; returns
     /// their count. The whole chunks go through the platform's hash_many in
-    /// one call, as in the crate's own update, but padded with chunks whose
-    /// values are dropped up to the next SIMD width of at least 4: the crate
-    /// hashes 2 or 3 chunks in serial pieces (all of them without AVX-512,
-    /// the third with it), where one pass of 4 lanes takes about as long as
-    /// one chunk alone, so that the root's children of 2 to 4 chunks, which
-    /// the crate's Hasher cannot give, took twice the time of the input's
-    /// one-shot hash (BenchmarkDigestNew, docs/stream.md). A last partial
-    /// chunk is hashed alone.
-    #[inline(never)] // one copy for its four callers (the library's size)
+    /// one call, as in the crate's own update, but padded (`lanes`): the crate
+    /// hashes 3 chunks in two passes (2 and 1), where one pass of 4 lanes
+    /// takes about as long as one chunk alone, and its Hasher, which keeps
+    /// the last chunk apart, hashes the others in a pass per subtree, so
+    /// that the root's children of 2 to 4 chunks, which the crate's Hasher
+    /// cannot give, took twice the time of the input's one-shot hash
+    /// (BenchmarkDigestNew, docs/stream.md). A last partial chunk is hashed
+    /// alone.
+    #[inline(never)] // one copy for its callers (the library's size)
     fn chunk_cvs(&self, at: u64, data: &[u8], cvs: &mut [[u8; KEY_LEN]; WIDE]) -> usize {
         const C: usize = CHUNK_LEN as usize;
         let platform = Platform::detect();
@@ -762,8 +841,7 @@ impl Head {
                 *slot = c;
             }
         }
-        let pad = whole.next_power_of_two().max(4);
-        let lanes = if whole > 1 && pad <= platform.simd_degree() { pad } else { whole };
+        let lanes = lanes(whole, platform);
         let mut out = [0u8; WIDE * KEY_LEN];
         let (key, flags) = self.words();
         platform.hash_many(
@@ -785,6 +863,72 @@ impl Head {
         }
         cvs[whole] = self.subtree(at + (whole * C) as u64, &data[whole * C..], None);
         whole + 1
+    }
+
+    /// Merges the chaining values `cvs` (1 to WIDE of them: the chunks, in
+    /// order, of one subtree) up BLAKE3's tree until `to` (1 or 2) nodes are
+    /// left, and returns those: the subtree's chaining value, or the two
+    /// children of its root. One level at a time, as the crate's
+    /// compress_parents_parallel does: neighbours are paired left to right
+    /// into 64-byte parent blocks, all of a level's parents are compressed
+    /// side by side in one hash_many pass, and an odd last node is carried
+    /// up as it is. That is BLAKE3's tree (the left subtree of n nodes holds
+    /// the largest power of two below n). Merging each parent on its own
+    /// (hazmat::merge_subtrees_non_root) compressed the 15 parents of 16
+    /// chunks one after the other: tree_finalize with a 16-chunk tail took
+    /// about 1.4 times the crate's own time (BenchmarkCallsTail).
+    #[inline(never)] // one copy for its callers (the library's size)
+    fn reduce(&self, cvs: &[[u8; KEY_LEN]], to: usize) -> [[u8; KEY_LEN]; 2] {
+        let platform = Platform::detect();
+        let (key, flags) = self.words();
+        let mut nodes = [0u8; WIDE * KEY_LEN];
+        for (node, cv) in nodes.chunks_exact_mut(KEY_LEN).zip(cvs) {
+            node.copy_from_slice(cv);
+        }
+        let mut n = cvs.len().min(WIDE);
+        let mut out = [0u8; WIDE / 2 * KEY_LEN];
+        while n > to.max(1) {
+            let pairs = n / 2;
+            let mut blocks: [&[u8; BLOCK_LEN]; WIDE / 2] = [&[0; BLOCK_LEN]; WIDE / 2];
+            let parents = nodes.chunks_exact(BLOCK_LEN).take(pairs);
+            for (slot, block) in blocks.iter_mut().zip(parents) {
+                if let Ok(b) = block.try_into() {
+                    *slot = b;
+                }
+            }
+            let lanes = lanes(pairs, platform);
+            platform.hash_many(
+                &blocks[..lanes],
+                &key,
+                0, // parents use counter 0
+                IncrementCounter::No,
+                flags | PARENT,
+                0,
+                0,
+                &mut out[..lanes * KEY_LEN],
+            );
+            nodes[..pairs * KEY_LEN].copy_from_slice(&out[..pairs * KEY_LEN]);
+            if n % 2 == 1 {
+                nodes.copy_within((n - 1) * KEY_LEN..n * KEY_LEN, pairs * KEY_LEN);
+            }
+            n = pairs + n % 2;
+        }
+        let mut r = [[0u8; KEY_LEN]; 2];
+        for (cv, node) in r.iter_mut().zip(nodes.chunks_exact(KEY_LEN)) {
+            cv.copy_from_slice(node);
+        }
+        r
+    }
+
+    /// The two children of the root of a one-shot input for which `short`
+    /// holds: its chunks in one chunk_cvs pass, reduced to two nodes. The
+    /// caller writes the root output from them (fill_root) once the input,
+    /// which may overlap the output, is no longer borrowed.
+    fn short_root(&self, data: &[u8]) -> ([u8; KEY_LEN], [u8; KEY_LEN]) {
+        let mut cvs = [[0u8; KEY_LEN]; WIDE];
+        let n = self.chunk_cvs(0, data, &mut cvs);
+        let [left, right] = self.reduce(&cvs[..n], 2);
+        (left, right)
     }
 
     /// Hashes `data` (whole chunks) into the tree on this thread. Where it
@@ -820,7 +964,7 @@ impl Head {
         let mut i = 0;
         cut(self.chunks, cvs.len() as u64, |_, h| {
             let k = 1 << h;
-            let cv = merged(&cvs[i..i + k], self.mode());
+            let cv = self.reduce(&cvs[i..i + k], 1)[0];
             self.push(tp, cv, h);
             i += k;
         });
@@ -1081,6 +1225,14 @@ pub unsafe extern "C" fn blake3_purego_tree_finalize(
         if t.offset != 0 {
             return Err(ERR_ROOT_WITH_OFFSET);
         }
+        if t.chunks == 0 && short(tail.len()) {
+            // The tail is all of the input, hashed as the one-shot calls
+            // hash it: the crate's Hasher took a pass per subtree of it.
+            let (left, right) = t.short_root(tail);
+            // SAFETY: the tail is no longer borrowed.
+            fill_root(&left, &right, t.mode(), seek, unsafe { output(out, out_len) }?);
+            return Ok(());
+        }
         let reader = if t.chunks == 0 {
             // The tail is all of the input.
             new_hasher(t.mode, &t.key).update(tail).finalize_xof()
@@ -1126,8 +1278,8 @@ pub unsafe extern "C" fn blake3_purego_tree_root(
             if tail.len() as u64 <= WIDE as u64 * CHUNK_LEN {
                 let mut cvs = [[0u8; KEY_LEN]; WIDE];
                 let n = t.chunk_cvs(0, tail, &mut cvs);
-                let l = left_count(n);
-                (merged(&cvs[..l], t.mode()), merged(&cvs[l..n], t.mode()))
+                let [left, right] = t.reduce(&cvs[..n], 2);
+                (left, right)
             } else {
                 let l = hazmat::left_subtree_len(tail.len() as u64) as usize;
                 (

@@ -171,6 +171,26 @@ int main(int argc, char **argv) {
 		check("tree_root of all of it as the tail returns 0", tree_root(&tree, data, chunks * 1024, l2, r2) == 0);
 		check("tree_root's children are the same", memcmp(l1, l2, 32) == 0 && memcmp(r1, r2, 32) == 0);
 	}
+	/* Short one-shots (3 KiB + 1 byte, 5 KiB + 1, 7 KiB, 12 KiB + 100:
+	 * whole chunks that the crate hashes in several SIMD passes, hashed by
+	 * the library in one where it has the lanes; 32 and 64 bytes of
+	 * output), against a tree updated one chunk at a time (each chunk
+	 * alone, merged at each push) and finalized with what is left, or the
+	 * last chunk, as its tail. */
+	static const size_t shorts[4] = {3 * 1024 + 1, 5 * 1024 + 1, 7 * 1024, 12 * 1024 + 100};
+	for (int i = 0; i < 4; i++) {
+		size_t len = shorts[i], head = (len - 1) / 1024 * 1024;
+		uint8_t h32[32], h64[64], t64[64];
+		char what[80];
+		snprintf(what, sizeof what, "hash of %zu bytes returns 0", len);
+		check(what, hash(data, len, h32, 32) == 0 && hash(data, len, h64, 64) == 0);
+		tree_init(&tree, 0, NULL, 0);
+		for (size_t off = 0; off < head; off += 1024) tree_update(&tree, data + off, 1024, 0);
+		snprintf(what, sizeof what, "tree_finalize of %zu bytes returns 0", len);
+		check(what, tree_finalize(&tree, data + head, len - head, 0, t64, 64) == 0);
+		snprintf(what, sizeof what, "hash of %zu bytes == chunk-by-chunk tree (32, 64 bytes)", len);
+		check(what, memcmp(h32, t64, 32) == 0 && memcmp(h64, t64, 64) == 0);
+	}
 	uint8_t cv[32];
 	check("tree_update_last of part of a chunk is ERR_LENGTH", tree_update_last(&tree, data, 1000, cv) == -9);
 	check("tree_update_last of nothing is ERR_LENGTH", tree_update_last(&tree, data, 0, cv) == -9);
