@@ -14,8 +14,11 @@ import (
 	luke "lukechampine.com/blake3"
 )
 
-// dispatchSizes are the sizes scripts/dispatch-check.sh reports.
-var dispatchSizes = []int{0, 64, 128, 256, 512, 1024, 1536, 2048, 2560, 3072, 3584, 4096, 8 << 10, 16 << 10, 32 << 10, 64 << 10}
+// dispatchSizes are the sizes scripts/dispatch-check.sh reports: up to
+// 4 KiB, most of planSizes; past them, powers of two and counts of chunks
+// that are not a multiple of 4 (5, 7 and 15 KiB), which the crate's
+// hash_many hashes in more than one pass.
+var dispatchSizes = []int{0, 64, 128, 256, 512, 1024, 1536, 2048, 2560, 3072, 3584, 4096, 5 << 10, 7 << 10, 8 << 10, 15 << 10, 16 << 10, 32 << 10, 64 << 10}
 
 // dispatchImpls are what BenchmarkDispatch and TestDispatchTable time:
 // this package's Sum256 and the three it chooses from, the library

@@ -430,7 +430,7 @@ func (h *Hasher) lift() {
 	}
 	h.initTree(0)
 	h.frontInto(h.t)
-	h.front, h.tchunks = 0, h.t.Chunks
+	h.front, h.lastOK, h.tchunks = 0, false, h.t.Chunks
 }
 
 // frontInto adds to t, an empty tree, the tree h holds in itself (front).
@@ -808,7 +808,7 @@ func (h *Hasher) Reset() {
 	if h.g != nil {
 		h.g.Reset()
 	}
-	h.live, h.nbuf, h.far, h.front, h.summed, h.read = false, 0, false, 0, false, false
+	h.live, h.nbuf, h.far, h.front, h.lastOK, h.summed, h.read = false, 0, false, 0, false, false, false
 	h.sub = subState{}
 	h.setLim()
 }

@@ -1080,6 +1080,26 @@ func TestFirstWriteThenEachOp(t *testing.T) {
 					check(fmt.Sprintf("WriteString of %d more", k), h.Sum(nil), data[:n+k], 0)
 				}
 
+				// A copy by value reads the same input, and goes on alone.
+				h = fresh()
+				v := *h
+				check("copy by value", v.Sum(nil), data[:n], 0)
+				_, _ = v.Write(data[n : n+chunkLen])
+				check("copy by value, then a chunk more", v.Sum(nil), data[:n+chunkLen], 0)
+
+				// A state resumed over a Hasher that holds a front (and
+				// the last chunk's value) is the state's alone.
+				st100, err := newModeHasher(t, m, key, ctx).AppendBinary(nil)
+				if err != nil {
+					t.Fatalf("AppendBinary: %v", err)
+				}
+				h = fresh()
+				if err := h.UnmarshalBinary(st100); err != nil {
+					t.Fatalf("UnmarshalBinary: %v", err)
+				}
+				_, _ = h.Write(data[:100])
+				check("a state resumed over it, then 100", h.Sum(nil), data[:100], 0)
+
 				h = fresh()
 				if err := h.SetInputOffset(0); err == nil {
 					t.Errorf("%v, first write %d: SetInputOffset after it accepted", m, n)
@@ -1087,6 +1107,17 @@ func TestFirstWriteThenEachOp(t *testing.T) {
 				h.Reset()
 				_, _ = h.Write(data[:100])
 				check("Reset, then 100", h.Sum(nil), data[:100], 0)
+
+				// Reset, then another first write, of whole chunks and not.
+				for _, k := range []int{7 * chunkLen, 5*chunkLen + 3} {
+					h = fresh()
+					h.Reset()
+					_, _ = h.Write(data[bufSize : bufSize+k])
+					d := h.Digest()
+					_, _ = d.Read(out[:64])
+					check(fmt.Sprintf("Reset, then a first write of %d: Digest", k), out[:64], data[bufSize:bufSize+k], 0)
+					check(fmt.Sprintf("Reset, then a first write of %d: Sum", k), h.Sum(nil), data[bufSize:bufSize+k], 0)
+				}
 			}
 			// ReadFrom after a first write of bufSize, from a file of
 			// more than 4 MiB, which it reads in parallel after it makes
