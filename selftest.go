@@ -17,12 +17,18 @@ import (
 
 // selfTestLens cover one block, a full chunk, the chunk edge, and several
 // chunks with a partial last one (more than one subtree level), in every
-// mode. wideLen, 16 chunks and a byte, reaches the widest SIMD kernel
-// (AVX-512's 16 lanes); it is checked in one mode only, to keep the test
-// (which runs when the library is loaded) well under a millisecond.
-var selfTestLens = []int{0, 1, 64, 1024, 1025, 5121}
+// mode; 3 and 5 whole chunks and a byte take the library's one pass over a
+// short input (lanes padded to 4, and to 8) on CPUs of 4 lanes and more.
+// wideLen, 16 chunks and a byte, reaches the widest SIMD kernel (AVX-512's
+// 16 lanes); it is checked in one mode only, to keep the test (which runs
+// when the library is loaded) well under a millisecond.
+var selfTestLens = []int{0, 1, 64, 1024, 1025, 3073, 5121}
 
 const wideLen = 16385
+
+// lastLen is the first write of whole chunks whose last chunk's value the
+// self-test has tree_update_last keep, as a Hasher's first write does.
+const lastLen = 5 * chunkLen
 
 func selfTest(s *ffi.Symbols) error {
 	out := make([]byte, 131)
@@ -119,6 +125,22 @@ func selfTest(s *ffi.Symbols) error {
 	}
 	wide := zeebo.Sum256(in)
 	if err := expect("hash", wideLen, wide[:], func(o []byte) ffi.Code { return s.Hash(in, o) }); err != nil {
+		return err
+	}
+	// The tree of the first 4 chunks, and the 5th chunk's value beside it:
+	// the root's two children.
+	want := zeebo.Sum256(in[:lastLen])
+	if err := expect("tree update keeping the last chunk", lastLen, want[:], func(o []byte) ffi.Code {
+		var last [32]byte
+		rc := s.TreeInit(&t, modeHash, nil, 0)
+		if rc == ffi.OK {
+			rc = s.TreeUpdateLast(&t, in[:lastLen], &last)
+		}
+		if rc == ffi.OK {
+			rc = s.MergeRoot(&t.Stack[2], &last, modeHash, nil, 0, o)
+		}
+		return rc
+	}); err != nil {
 		return err
 	}
 	return selfTestSubtrees(s, in[:3*1024], &t)

@@ -8,6 +8,8 @@
 #   build.sh linux_amd64 | linux_arm64 | windows_amd64 | darwin   one target
 #   build.sh verify [TARGET]    rebuild from clean in a temp dir, compare with libs/
 #   build.sh planted-bug OUT    linux/amd64 library with --features planted-bug
+#   build.sh narrow LEVEL OUT   linux/amd64 library whose crate stops at LEVEL
+#                               (avx2, sse41): for the tests of the calls
 #
 # --verify, --planted-bug and --mac are accepted as spellings of verify,
 # planted-bug and darwin.
@@ -677,7 +679,20 @@ planted_bug() {
 	report "$out"
 }
 
-usage() { sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+narrow() {
+	[ $# = 2 ] || die "usage: build.sh narrow avx2|sse41 OUTFILE"
+	local features out=$2
+	case $1 in
+	avx2) features=no-avx512 ;;
+	sse41) features=no-avx512,no-avx2 ;;
+	*) die "narrow: no level $1 (avx2, sse41)" ;;
+	esac
+	case $out in /*) ;; *) out="$PWD/$out" ;; esac
+	build_lib linux_amd64 "$out" "$features"
+	report "$out"
+}
+
+usage() { sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 cmd=${1:-all}
 [ $# -gt 0 ] && shift
@@ -694,6 +709,7 @@ darwin | --mac | mac)
 	build_target darwin_amd64 ;;
 verify | --verify) verify "$@" ;;
 planted-bug | --planted-bug) planted_bug "$@" ;;
+narrow) narrow "$@" ;;
 -h | --help | help) usage ;;
 *) usage >&2; exit 2 ;;
 esac

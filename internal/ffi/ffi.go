@@ -346,7 +346,8 @@ func (s *Symbols) TreeUpdate(t *Tree, p []byte, parallel bool) Code {
 
 // TreeUpdateLast hashes p (whole chunks, at least one) as TreeUpdate does
 // on one thread, but for its last chunk, whose chaining value it writes to
-// last: up to 16 chunks in one pass, the last one with them.
+// last: up to 16 chunks hashed together (in one SIMD pass where the CPU
+// has as many lanes), the last one with them.
 func (s *Symbols) TreeUpdateLast(t *Tree, p []byte, last *[32]byte) Code {
 	return ret(call(&cArgs{fn: s.treeUpdateLast, n: 4, a: [7]arg{ptrArg(t), bytesArg(p), intArg(len(p)), ptrArg(last)}}))
 }

@@ -224,8 +224,10 @@ int32_t blake3_purego_tree_update(void *tree, const uint8_t *input, size_t len,
  * 1024, else ERR_LENGTH), but the last chunk is not added to the tree: its
  * 32-byte chaining value is written to last_cv_out, the value it has as a
  * chunk that is not the whole input (where it is the whole input, its root
- * output is hash_xof's). Up to 16 chunks are hashed in one SIMD pass, the
- * last one with the others: a caller that keeps the last chunk of a write
+ * output is hash_xof's). Up to 16 chunks are hashed together, the last one
+ * with the others (in one SIMD pass where the CPU has as many lanes: 16 with
+ * AVX-512, 8 with AVX2, 4 with SSE4.1 and NEON; in the crate's passes of
+ * fewer lanes beyond): a caller that keeps the last chunk of a write
  * (which the next input may follow) gets the value it will need for the
  * root without hashing that chunk again. The same limits as tree_update. */
 int32_t blake3_purego_tree_update_last(void *tree, const uint8_t *input,
