@@ -205,8 +205,7 @@ func (d *Digest) fetch(pos uint64, p []byte) {
 		// short next to the input; the node the rest, from then on
 		// (BenchmarkDigestNew, BenchmarkDigestRead).
 		if pos == 0 && len(p) <= guts.BlockSize || len(p) > guts.BlockSize && (!outGo || 2*len(p) <= 3*len(d.heap)-chunkLen) {
-			var key [32]byte
-			must(lib.HashXOF(d.mode, d.modeKey(&key), false, d.heap, pos, p))
+			d.shortFetch(pos, p)
 			return
 		}
 		d.src, d.node = srcNode, guts.CompressChunk(d.heap, &d.node.CV, 0, d.node.Flags)
@@ -231,6 +230,21 @@ func (d *Digest) first(p []byte) {
 		return
 	}
 	d.libFetch(0, p)
+}
+
+// shortFetch is fetch from the library, from the input (srcShort). Where
+// memory passed to the library escapes to the heap (not ffi.ArgsStay), the
+// key goes in pooled memory (callMem), which else would be allocated at
+// each fetch.
+func (d *Digest) shortFetch(pos uint64, p []byte) {
+	if ffi.ArgsStay {
+		var key [32]byte
+		must(lib.HashXOF(d.mode, d.modeKey(&key), false, d.heap, pos, p))
+		return
+	}
+	m := callMems.Get().(*callMem)
+	defer callMems.Put(m)
+	must(lib.HashXOF(d.mode, d.modeKey(&m.key), false, d.heap, pos, p))
 }
 
 // libFetch is fetch from the library, from d's root node (srcNode,

@@ -892,3 +892,73 @@ func TestDigestAheadAllocatesOnce(t *testing.T) {
 		}
 	})
 }
+
+// TestAllocationsDigest: a Digest taken and read, in each mode, after each
+// size of input the Hasher handles its own way, for a read of a block or
+// less, one at an offset and one of a run, allocates nothing on Linux and
+// only itself on darwin and windows, where memory passed to the library
+// escapes to the heap (ffi.ArgsStay) and the Digest with it: the calls'
+// own memory there (the root's children, the tree of a gathered input, a
+// node or a key copied for the library) is pooled. A Digest that keeps a
+// copy of a short input for the library (srcShort, setShort) allocates
+// that too. Each of the library's ways to compute the output (outputs) is
+// covered.
+func TestAllocationsDigest(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	if optimizationsOff() {
+		t.Skip("built with -N or -l: without inlining, locals escape")
+	}
+	want := 0.0
+	if !ffi.ArgsStay {
+		want = 1
+	}
+	key := make([]byte, 32)
+	in := vectorInput(64 << 10)
+	out := make([]byte, 2*chunkLen)
+	forEachBackend(t, func(t *testing.T) {
+		waitPlan()
+		for _, o := range outputs {
+			saved, savedRuns := outGo, xofRuns
+			outGo, xofRuns = o.inGo, o.runs && savedRuns
+			for _, mode := range []string{"hash", "keyed", "derive"} {
+				h := New()
+				switch mode {
+				case "keyed":
+					h, _ = NewKeyed(key)
+				case "derive":
+					h = NewDeriveKey(vectorContext)
+				}
+				for _, n := range []int{0, 64, 65, 1024, 1025, 3000, 4096, 4097, bufSize + 7, len(in)} {
+					h.Reset()
+					_, _ = h.Write(in[:n])
+					want := want
+					if h.Digest().src == srcShort {
+						want++
+					}
+					for _, r := range []struct {
+						at  int64
+						len int
+					}{{0, 32}, {0, 64}, {100, 64}, {0, 2 * chunkLen}, {4096, chunkLen}} {
+						// The fewest of three counts: AllocsPerRun counts the
+						// process's allocations, and another test's
+						// goroutine (the plan's measurement) may be running.
+						allocs := math.Inf(1)
+						for range 3 {
+							allocs = min(allocs, testing.AllocsPerRun(20, func() {
+								d := h.Digest()
+								_, _ = d.Seek(r.at, io.SeekStart)
+								_, _ = d.Read(out[:r.len])
+							}))
+						}
+						if allocs > want {
+							t.Errorf("%s, %s, %d bytes: Digest and a read of %d bytes at %d: %v allocations, want at most %v", o.name, mode, n, r.len, r.at, allocs, want)
+						}
+					}
+				}
+			}
+			outGo, xofRuns = saved, savedRuns
+		}
+	})
+}

@@ -443,7 +443,8 @@ func (h *Hasher) frontInto(t *ffi.Tree) {
 // (!live): the one h holds in itself (front), or an empty one, for a
 // finalization that leaves h as it is. Its callers' t is on their stack
 // where memory passed to the library stays there (ffi.ArgsStay); elsewhere
-// it is allocated, as an empty tree always was.
+// it is pooled (treeRoot), used only where memory stays (Sum: a front),
+// or allocated (a subtree's FinalizeNonRoot).
 func (h *Hasher) frontTree(t *ffi.Tree) {
 	must(lib.TreeInit(t, h.mode, h.modeKey(), h.sub.offset))
 	h.frontInto(t)
@@ -947,16 +948,53 @@ func (h *Hasher) digest(d *Digest) {
 	if h.lastHeld() {
 		left, right = h.lastChildren()
 	} else if !h.live {
-		var t ffi.Tree
-		h.frontTree(&t)
-		must(lib.TreeRoot(&t, h.pending(), &left, &right))
+		left, right = h.treeRoot(nil, h.pending())
 	} else if t, tail, l, r := h.rootOf(reread); l != nil {
 		left, right = *l, *r
 	} else {
-		must(lib.TreeRoot(t, tail, &left, &right))
+		left, right = h.treeRoot(t, tail)
 	}
 	d.setMerge(h.mode, &h.key, &left, &right)
 }
+
+// treeRoot is the children of the root of t's input and then tail (t nil:
+// h's tree of no chunks, frontTree's, a finalization that leaves h as it
+// is). Where memory passed to the library escapes to the heap (not
+// ffi.ArgsStay), the call's memory is pooled (callMems), which else would
+// be allocated at each Digest: the children's 64 bytes and, for a tree of
+// its own, 2 KiB (TestAllocationsDigest).
+func (h *Hasher) treeRoot(t *ffi.Tree, tail []byte) (left, right [32]byte) {
+	if ffi.ArgsStay {
+		if t == nil {
+			var own ffi.Tree
+			h.frontTree(&own)
+			must(lib.TreeRoot(&own, tail, &left, &right))
+			return left, right
+		}
+		must(lib.TreeRoot(t, tail, &left, &right))
+		return left, right
+	}
+	m := callMems.Get().(*callMem)
+	defer callMems.Put(m)
+	if t == nil {
+		t = &m.t
+		h.frontTree(t)
+	}
+	must(lib.TreeRoot(t, tail, &m.left, &m.right))
+	return m.left, m.right
+}
+
+// callMem is memory for a library call's small inputs and outputs where
+// what a call is given escapes to the heap (not ffi.ArgsStay): taken from
+// callMems for the call and put back after, nothing in it outlives the
+// call.
+type callMem struct {
+	t           ffi.Tree
+	left, right [32]byte
+	key         [32]byte
+}
+
+var callMems = sync.Pool{New: func() any { return new(callMem) }}
 
 // zeeboRoots reports whether a Digest on the Go path is read from zeebo's
 // root node where its layout is known; tests turn it off to reach srcGo.

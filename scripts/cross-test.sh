@@ -58,10 +58,12 @@ common_tests='TestVectors|TestVectorsFile|TestDifferentialNativeGo|TestDifferent
 # says "Path not found." for a missing file (Windows: "cannot find"), and
 # t.TempDir cannot remove a folder holding a loaded DLL (nor, with Go 1.26,
 # any file: "unlinkat ...: Invalid function", which leaves out the tests
-# that write files). TestAllocations and TestBadInputBatching are here for
-# the Hasher's allocations and batching, where calls keep what they are
-# passed on the heap (internal/ffi/call_purego.go).
-windows_tests="^($common_tests|TestAllocations|TestBadInputBatching|TestLoaderEnv(Default|Go|Bogus|NativeGood|LibraryGood|LibraryRelative))\$"
+# that write files). TestAllocations, TestAllocationsDigest,
+# TestDigestAheadAllocatesOnce and TestBadInputBatching are here for the
+# Hasher's and the Digest's allocations and batching, where what calls are
+# passed moves to the heap (internal/ffi/call_purego.go), and the Digest's
+# read tests for the paths that pool the calls' memory there.
+windows_tests="^($common_tests|TestAllocations|TestAllocationsDigest|TestDigestAheadAllocatesOnce|TestDifferentialDigestSmallReads|TestDigestFirstRead|TestBadInputBatching|TestLoaderEnv(Default|Go|Bogus|NativeGood|LibraryGood|LibraryRelative))\$"
 arm64_tests="^($common_tests|TestLoaderNoFDLeak|TestLoaderDlerrorText|TestLoaderInitTime|TestCache(Load|Damaged|Unwritable|OthersWritable|OtherOwner))\$"
 # Tests that must have PASSed (not skipped) in an emulated run.
 must_pass='TestVectors TestDifferentialNativeGo TestDifferentialGoRef TestSubtreeNativeEqualsGo'

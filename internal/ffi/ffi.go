@@ -29,6 +29,7 @@ package ffi
 
 import (
 	"strconv"
+	"sync"
 	"unsafe"
 
 	"lukechampine.com/blake3/guts"
@@ -299,12 +300,30 @@ type node struct {
 // RootOutput writes the root output of n (n.Counter aside: the output's
 // block counter is what the position gives) from output offset seek to out.
 // n is copied, into the header's layout, and the copy passed.
+//
+// Where memory passed to a call escapes to the heap (not ArgsStay), the
+// copy is pooled (nodes), which else would be allocated at each call.
 func (s *Symbols) RootOutput(n guts.Node, seek uint64, out []byte) Code {
-	c := node{cv: n.CV, block: n.Block, blockLen: n.BlockLen, flags: n.Flags}
+	if ArgsStay {
+		c := node{cv: n.CV, block: n.Block, blockLen: n.BlockLen, flags: n.Flags}
+		return s.rootOutputOf(&c, seek, out)
+	}
+	c := nodes.Get().(*node)
+	defer nodes.Put(c)
+	*c = node{cv: n.CV, block: n.Block, blockLen: n.BlockLen, flags: n.Flags}
+	return s.rootOutputOf(c, seek, out)
+}
+
+// nodes is RootOutput's copies of nodes where memory passed to a call
+// escapes.
+var nodes = sync.Pool{New: func() any { return new(node) }}
+
+// rootOutputOf is RootOutput's call, given its copy of the node.
+func (s *Symbols) rootOutputOf(c *node, seek uint64, out []byte) Code {
 	if pin(len(out)) {
 		defer unpin()
 	}
-	return ret(call(&cArgs{fn: s.rootOutput, n: 4, a: [7]arg{ptrArg(&c), intArg(seek), bytesArg(out), intArg(len(out))}}))
+	return ret(call(&cArgs{fn: s.rootOutput, n: 4, a: [7]arg{ptrArg(c), intArg(seek), bytesArg(out), intArg(len(out))}}))
 }
 
 // MaxSubtreeLen writes the largest subtree allowed at offset to n.
