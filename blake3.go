@@ -86,7 +86,10 @@ func Sum512(data []byte) [64]byte {
 // clear nor hold the pool's pointer: with this body inlined, Sum256 of 0
 // bytes on lukechampine's path took 3 ns longer than lukechampine's own
 // (of about 106 ns; BenchmarkDispatch at 0 B, auto against lukechampine,
-// and docs/dispatch.md).
+// and docs/dispatch.md). It is never inlined, whatever the inliner's
+// budget (with profile-guided optimization, say).
+//
+//go:noinline
 func sumNative(data []byte, n int) (sum [64]byte) {
 	out := scratch.Get().(*[64]byte)
 	if parallel(len(data)) {

@@ -958,8 +958,8 @@ func (h *Hasher) digest(d *Digest) {
 }
 
 // treeRoot is the children of the root of t's input and then tail (t nil:
-// h's tree of no chunks, frontTree's, a finalization that leaves h as it
-// is). Where memory passed to the library escapes to the heap (not
+// the tree h holds in itself, its front or none, as frontTree makes it: a
+// finalization that leaves h as it is). Where memory passed to the library escapes to the heap (not
 // ffi.ArgsStay), the call's memory is pooled (callMems), which else would
 // be allocated at each Digest: the children's 64 bytes and, for a tree of
 // its own, 2 KiB (TestAllocationsDigest).

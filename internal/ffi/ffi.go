@@ -302,29 +302,32 @@ type node struct {
 // n is copied, into the header's layout, and the copy passed.
 //
 // Where memory passed to a call escapes to the heap (not ArgsStay), the
-// copy is pooled (nodes), which else would be allocated at each call.
+// copy is pooled (rootOutputPooled), which else would be allocated at each
+// call.
 func (s *Symbols) RootOutput(n guts.Node, seek uint64, out []byte) Code {
-	if ArgsStay {
-		c := node{cv: n.CV, block: n.Block, blockLen: n.BlockLen, flags: n.Flags}
-		return s.rootOutputOf(&c, seek, out)
+	if !ArgsStay {
+		return s.rootOutputPooled(n, seek, out)
 	}
+	c := node{cv: n.CV, block: n.Block, blockLen: n.BlockLen, flags: n.Flags}
+	if pin(len(out)) {
+		defer unpin()
+	}
+	return ret(call(&cArgs{fn: s.rootOutput, n: 4, a: [7]arg{ptrArg(&c), intArg(seek), bytesArg(out), intArg(len(out))}}))
+}
+
+// rootOutputPooled is RootOutput with its copy of n in memory from nodes.
+func (s *Symbols) rootOutputPooled(n guts.Node, seek uint64, out []byte) Code {
 	c := nodes.Get().(*node)
 	defer nodes.Put(c)
 	*c = node{cv: n.CV, block: n.Block, blockLen: n.BlockLen, flags: n.Flags}
-	return s.rootOutputOf(c, seek, out)
-}
-
-// nodes is RootOutput's copies of nodes where memory passed to a call
-// escapes.
-var nodes = sync.Pool{New: func() any { return new(node) }}
-
-// rootOutputOf is RootOutput's call, given its copy of the node.
-func (s *Symbols) rootOutputOf(c *node, seek uint64, out []byte) Code {
 	if pin(len(out)) {
 		defer unpin()
 	}
 	return ret(call(&cArgs{fn: s.rootOutput, n: 4, a: [7]arg{ptrArg(c), intArg(seek), bytesArg(out), intArg(len(out))}}))
 }
+
+// nodes holds rootOutputPooled's copies of nodes.
+var nodes = sync.Pool{New: func() any { return new(node) }}
 
 // MaxSubtreeLen writes the largest subtree allowed at offset to n.
 func (s *Symbols) MaxSubtreeLen(offset uint64, n *uint64) Code {
