@@ -48,11 +48,6 @@ const (
 	chunkLen = 1024
 )
 
-// parallelMin is the size from which a single update or one-shot hash uses
-// every allowed core: below it the rayon pool's overhead outweighs the
-// second core (BenchmarkDispatch, rayon-2 against native-1core).
-const parallelMin = 2 << 20
-
 // errKeySize is NewKeyed's error for a key that is not 32 bytes.
 var errKeySize = errors.New("blake3: invalid key size: the key must be 32 bytes")
 

@@ -429,8 +429,9 @@ func TestBadInputBatching(t *testing.T) {
 // TestParallelPool: a hash of parallelMin bytes or more in one piece (a
 // one-shot, or a Write's whole groups) runs on the library's pool, which is
 // built as wide as the thread cap then in force, itself no wider than
-// GOMAXPROCS; below parallelMin, or with one thread allowed, the pool is not
-// asked for. The pool's width is the library's own count.
+// GOMAXPROCS; below parallelMin, for a thread count other than the one
+// measured (TestParallelBelowMin), or with one thread allowed, the pool is
+// not asked for. The pool's width is the library's own count.
 func TestParallelPool(t *testing.T) {
 	if !nativeActive(t) {
 		t.Skip("native backend not active")
@@ -440,6 +441,9 @@ func TestParallelPool(t *testing.T) {
 	base := max(2, runtime.GOMAXPROCS(0))
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(base + 4))
 	defer SetMaxThreads(0)
+	// Below parallelMin, no size is measured for these widths: the pool
+	// stays as wide as the hash under test made it.
+	waitParallel()
 	SetMaxThreads(base + 9)
 	if n := threads(); n != base+4 {
 		t.Errorf("SetMaxThreads(%d) with GOMAXPROCS %d: %d threads, want %d", base+9, base+4, n, base+4)
@@ -677,6 +681,7 @@ func TestAllocations(t *testing.T) {
 		t.Skip("the race detector allocates")
 	}
 	waitPlan()
+	waitParallel() // which the sizes from parallelLow start, and which allocates
 	in := vectorInput(parallelMin + 5)
 	out := make([]byte, 64)
 	h := New()

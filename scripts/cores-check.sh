@@ -180,7 +180,7 @@ run() {
 	if [ -x "$T" ]; then
 		if "$T" -test.run '^$' -test.bench '^BenchmarkCores$/^size=256KiB$/^impl=auto$' -test.benchtime 1x -test.v >"$out/probe.txt" 2>&1; then
 			go_ok=1
-			sed -n 's/^cpu: */cpu (Go): /p; s/.*backend: /backend: /p' "$out/probe.txt" | head -2 >>"$out/machine.txt" || true
+			sed -n 's/^cpu: */cpu (Go): /p; s/.*backend: /backend: /p; s/.*pool below parallelMin: /the pool below 2 MiB: /p' "$out/probe.txt" | head -3 >>"$out/machine.txt" || true
 			p_go=$(sed -n 's/.*GOMAXPROCS \([0-9]*\);.*/\1/p' "$out/probe.txt" | head -1) || true
 		else
 			say "$T does not run:"
