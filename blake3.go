@@ -87,7 +87,7 @@ func Sum512(data []byte) [64]byte {
 //go:noinline
 func sumNative(data []byte, n int) (sum [64]byte) {
 	out := scratch.Get().(*[64]byte)
-	if parallel(len(data)) {
+	if parallelOneShot(len(data)) {
 		must(lib.HashXOF(modeHash, nil, true, data, 0, out[:n]))
 	} else {
 		must(lib.Hash(data, out[:n]))
@@ -117,13 +117,14 @@ func DeriveKey(context string, material []byte, out []byte) {
 		zeebo.DeriveKey(context, material, out)
 		return
 	}
-	if !parallel(len(material)) && l.DeriveKey(context, material, out) == ffi.OK {
+	par := parallelOneShot(len(material))
+	if !par && l.DeriveKey(context, material, out) == ffi.OK {
 		return
 	}
 	// Large material, for the library's threads, or a context that is not
 	// UTF-8 (the crate takes &str): through the context key.
 	key := contextKey(context)
-	must(l.HashXOF(modeDeriveKey, &key, parallel(len(material)), material, 0, out))
+	must(l.HashXOF(modeDeriveKey, &key, par, material, 0, out))
 }
 
 // contextKey is the key that derive-key hashers in this context hash their

@@ -51,7 +51,7 @@ func coresData(n int) []byte {
 // (update_rayon and blake3::hash) in turns with it and takes medians.
 func BenchmarkCores(b *testing.B) {
 	waitPlan()
-	waitParallel()
+	waitParallel(b)
 	b.Logf("backend: %+v; GOMAXPROCS %d; NumCPU %d", Backend(), runtime.GOMAXPROCS(0), runtime.NumCPU())
 	if m := parallelMeasured.Load(); m != nil {
 		b.Logf("pool below parallelMin: from %d KiB on %d threads (measured)", m.from>>10, m.threads)

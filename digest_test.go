@@ -871,6 +871,7 @@ func TestDigestAheadAllocatesOnce(t *testing.T) {
 		t.Skip("the race detector allocates")
 	}
 	waitPlan()
+	waitParallel(t)
 	forEachBackend(t, func(t *testing.T) {
 		waitPlan() // the backend's plan, measured in the background, allocates
 		h := New()
@@ -914,6 +915,7 @@ func TestAllocationsDigest(t *testing.T) {
 	if ffi.Native && !ffi.ArgsStay {
 		want = 1
 	}
+	waitParallel(t) // which allocates, if running
 	key := make([]byte, 32)
 	in := vectorInput(64 << 10)
 	out := make([]byte, 2*chunkLen)

@@ -443,7 +443,7 @@ func TestParallelPool(t *testing.T) {
 	defer SetMaxThreads(0)
 	// Below parallelMin, no size is measured for these widths: the pool
 	// stays as wide as the hash under test made it.
-	waitParallel()
+	waitParallel(t)
 	SetMaxThreads(base + 9)
 	if n := threads(); n != base+4 {
 		t.Errorf("SetMaxThreads(%d) with GOMAXPROCS %d: %d threads, want %d", base+9, base+4, n, base+4)
@@ -612,6 +612,7 @@ func TestAllocationsStackBuffers(t *testing.T) {
 		t.Skip("built with -N or -l: without inlining, locals escape")
 	}
 	waitPlan()
+	waitParallel(t)
 	h := New()
 	for _, n := range []int{0, 64, 65, 1024, 1025, 3000, 4096, 4097, bufSize + 7} {
 		check := func(what string, f func()) {
@@ -681,7 +682,7 @@ func TestAllocations(t *testing.T) {
 		t.Skip("the race detector allocates")
 	}
 	waitPlan()
-	waitParallel() // which the sizes from parallelLow start, and which allocates
+	waitParallel(t) // which a one-shot from parallelLow starts, and which allocates
 	in := vectorInput(parallelMin + 5)
 	out := make([]byte, 64)
 	h := New()
@@ -735,6 +736,7 @@ func TestAllocationsNewHasher(t *testing.T) {
 		t.Skip("memory passed to the library escapes to the heap in this build (internal/ffi/call_purego.go), and with it every Hasher: TestAllocations checks what a reused one allocates")
 	}
 	waitPlan()
+	waitParallel(t)
 	in := vectorInput(bufSize)
 	var sum [32]byte
 	// Per run, the allocations rounded down as testing.AllocsPerRun does

@@ -18,21 +18,25 @@ const parallelMin = 2 << 20
 // Below parallelMin the pool pays where a machine has cores to spare: on 16
 // cores the crate's update_rayon hashed 256 KiB 2.1 times and 1 MiB 4.8
 // times as fast as one core, where on 2 cores it gained nothing at 1 MiB
-// (docs/cores.md). No count of cores says where it starts to pay, so the
-// size is measured once per process, on the machine at hand, like the
-// size dispatch: at the first hash of parallelLow to parallelMin bytes,
-// in the background, one thread against the pool at parallelSizes
-// (measureParallel). Until then, for another thread count than the one
-// measured, and with fewer than parallelBelowThreads allowed, such hashes
-// run on one thread.
+// (docs/cores.md). No count of cores says where it starts to pay, so for
+// one-shot hashes (parallelOneShot) the size is measured once per process,
+// on the machine at hand, like the size dispatch: at the first one-shot of
+// parallelLow to parallelMin bytes, in the background, one thread against
+// the pool at parallelSizes (measureParallel). Until then, for another
+// thread count than the one measured, and with fewer than
+// parallelBelowThreads allowed, such hashes run on one thread. A Hasher's
+// updates keep parallelMin: ReadFrom's stream pieces and SumReaderAt's
+// serial pieces are of these sizes, and are pipelined with their reads or
+// bounded by their own worker count.
 const parallelLow = 256 << 10
 
 // parallelBelowThreads is the fewest threads for which the pool is measured
 // below parallelMin. With two the pool can at best halve a hash's time, and
-// there its fixed cost takes most of that: on the 2-core machines here its
-// time at 1 MiB went from 0.72 to 2.0 of one thread's from process to
-// process, and at 2 and 4 MiB from 0.66 to 1.6 (docs/cores.md), so that a
-// measurement at one moment says little about the next. From four, the
+// there its fixed cost takes most of that: on the 2-core machine here its
+// median time at 1 MiB went from 0.71 to 1.82 of one thread's best from
+// process to process, and at 2 and 4 MiB from 0.66 to 1.46
+// (docs/cores.md), so that a measurement at one moment says little about
+// the next. From four, the
 // best case (a quarter of the time) leaves room for such a spread; the
 // 16-core machine gained 2.1 times at 256 KiB. Between two and sixteen no
 // machine was measured.
@@ -42,12 +46,11 @@ const parallelBelowThreads = 4
 var parallelSizes = []int{parallelLow, 512 << 10, 1 << 20}
 
 // parallelMargin: the pool takes a size below parallelMin only where its
-// time there in three rounds of four (the upper quartile), and at every
-// larger size measured, is at most this fraction of one thread's best. The
-// pool's time varies more (threads to wake, sysmon; docs/cores.md): on a
-// 2-core machine here its time at 1 MiB went from 0.72 to 2.0 of one
-// thread's from process to process, and its median sometimes fell under
-// the margin (docs/cores.md).
+// upper quartile there (the 6th of parallelRounds times, sorted), and at
+// every larger size measured, is at most this fraction of one thread's
+// best. The pool's time varies more (threads to wake, sysmon): on the
+// 2-core machine here its median at 1 MiB fell under the margin in 3
+// processes of 8, its upper quartile in 2 of another 8 (docs/cores.md).
 const parallelMargin = 0.8
 
 // parallelRounds is how many times each size is timed each way, after one
@@ -76,18 +79,25 @@ var (
 	poolFailed int
 )
 
-// parallel reports whether a native hash of n bytes should run on the rayon
-// pool, making the pool as wide as allowed first: from parallelMin bytes,
-// and from the size measured on this machine (parallelBelow) below it.
+// parallel reports whether a native update of n bytes should run on the
+// rayon pool, making the pool as wide as allowed first: from parallelMin.
 func parallel(n int) bool {
-	if n < parallelLow {
+	if n < parallelMin {
 		return false
 	}
 	t := threads()
-	if t < 2 || n < parallelMin && (t < parallelBelowThreads || !parallelBelow(n, t)) {
-		return false
+	return t >= 2 && pool(lib, t)
+}
+
+// parallelOneShot is parallel for a one-shot hash (Sum256, Sum512,
+// DeriveKey), which goes to the pool below parallelMin too, from the size
+// measured on this machine (parallelBelow).
+func parallelOneShot(n int) bool {
+	if n >= parallelMin || n < parallelLow {
+		return parallel(n)
 	}
-	return pool(lib, t)
+	t := threads()
+	return t >= parallelBelowThreads && parallelBelow(n, t) && pool(lib, t)
 }
 
 // parallelBelow reports whether n bytes, below parallelMin, go to a pool of
@@ -97,7 +107,7 @@ func parallelBelow(n, t int) bool {
 	m := parallelMeasured.Load()
 	if m == nil {
 		l := lib
-		parallelMeasure.Do(func() { go measureParallel(l, t, func() ([][]float64, [][]float64) { return timeParallel(l) }) })
+		parallelMeasure.Do(func() { go measureParallel(l, t, func() ([][]float64, [][]float64) { return timeParallel(l, t) }) })
 		return false
 	}
 	return m.threads == t && n >= m.from
@@ -123,19 +133,26 @@ func pool(l *ffi.Symbols, t int) bool {
 
 // measureParallel measures, for library l's pool of t threads, the size
 // from which hashes below parallelMin go to the pool, with times
-// (timeParallel), and installs it.
+// (timeParallel), and installs it. It builds that pool, which a hash of
+// parallelMin bytes would too, unless the thread count allowed is no longer
+// t (SetMaxThreads(1) since, say): then, or if it changes during the
+// measurement, nothing goes to the pool below parallelMin for t threads.
 func measureParallel(l *ffi.Symbols, t int, times func() (one, on [][]float64)) {
 	from := parallelMin
-	if pool(l, t) {
+	if threads() == t && pool(l, t) {
 		from = parallelFromTimes(times())
+	}
+	if threads() != t {
+		from = parallelMin
 	}
 	parallelMeasured.Store(&parallelFrom{threads: t, from: from})
 }
 
 // timeParallel times library l's one-shot hash at parallelSizes on one
-// thread (one) and on the pool (on), in turns, parallelRounds times each
-// after a round not counted; nil where a call fails.
-func timeParallel(l *ffi.Symbols) (one, on [][]float64) {
+// thread (one) and on its pool of t threads (on), in turns, parallelRounds
+// times each after a round not counted; nil where a call fails, or where
+// the thread count allowed is no longer t before a call on the pool.
+func timeParallel(l *ffi.Symbols, t int) (one, on [][]float64) {
 	in := make([]byte, parallelSizes[len(parallelSizes)-1])
 	for i := range in {
 		in[i] = byte(i % 251)
@@ -149,6 +166,9 @@ func timeParallel(l *ffi.Symbols) (one, on [][]float64) {
 				pooled := (r+i+k)%2 == 1 // which goes first alternates
 				start := time.Now()
 				var rc ffi.Code
+				if pooled && threads() != t {
+					return nil, nil
+				}
 				if pooled {
 					rc = l.HashXOF(modeHash, nil, true, in[:n], 0, out[:])
 				} else {

@@ -15,17 +15,19 @@ import (
 // result: so that its allocations and its hashes are over before a test
 // counts or times anything, and that a test which sets a result of its own
 // restores a measured one.
-func waitParallel() {
+func waitParallel(tb testing.TB) {
+	tb.Helper()
 	if lib == nil || threads() < parallelBelowThreads {
 		return
 	}
-	parallel(parallelLow)
+	parallelBelow(parallelLow, threads())
 	for range 10000 {
 		if parallelMeasured.Load() != nil {
 			return
 		}
 		time.Sleep(time.Millisecond)
 	}
+	tb.Fatal("the measurement of the pool below parallelMin is not in after 10 s")
 }
 
 // TestParallelFromTimes: the pool takes the sizes from the smallest one
@@ -76,10 +78,11 @@ func TestParallelMeasure(t *testing.T) {
 	if tn < 2 {
 		t.Skip("one thread allowed: nothing to measure")
 	}
-	waitParallel()
+	waitParallel(t)
 	saved := parallelMeasured.Load()
 	defer parallelMeasured.Store(saved)
-	one, on := timeParallel(lib)
+	defer SetMaxThreads(0)
+	one, on := timeParallel(lib, tn)
 	if len(one) != len(parallelSizes) || len(on) != len(parallelSizes) {
 		t.Fatalf("timeParallel: %d and %d sizes timed, want %d", len(one), len(on), len(parallelSizes))
 	}
@@ -91,7 +94,7 @@ func TestParallelMeasure(t *testing.T) {
 		q := p[len(p)*3/4]
 		t.Logf("%d KiB on %d threads: one thread's best %.0f µs, the pool's upper quartile %.0f µs (%.2f)", n>>10, tn, slices.Min(one[i])/1e3, q/1e3, q/slices.Min(one[i]))
 	}
-	measureParallel(lib, tn, func() ([][]float64, [][]float64) { return timeParallel(lib) })
+	measureParallel(lib, tn, func() ([][]float64, [][]float64) { return timeParallel(lib, tn) })
 	m := parallelMeasured.Load()
 	if m == nil || m.threads != tn || !slices.Contains(append(slices.Clone(parallelSizes), parallelMin), m.from) {
 		t.Fatalf("measureParallel(%d) installed %+v", tn, m)
@@ -113,14 +116,31 @@ func TestParallelMeasure(t *testing.T) {
 			t.Errorf("measureParallel(%d) with the pool's times at %v of one thread's: installed %+v, want from %d", tn, c.pool/100, *m, c.want)
 		}
 	}
+	// With another thread count allowed (SetMaxThreads(1) since the hash
+	// that started it): nothing below parallelMin, and no timing on the
+	// pool.
+	if one, on := timeParallel(lib, tn+1); one != nil || on != nil {
+		t.Errorf("timeParallel for %d threads with %d allowed: timed the pool", tn+1, tn)
+	}
+	SetMaxThreads(1)
+	measureParallel(lib, tn, func() (one, on [][]float64) {
+		t.Errorf("measureParallel(%d) with one thread allowed: timed", tn)
+		return nil, nil
+	})
+	if m := parallelMeasured.Load(); m.threads != tn || m.from != parallelMin {
+		t.Errorf("measureParallel(%d) with one thread allowed: installed %+v, want from %d", tn, *m, parallelMin)
+	}
 }
 
 // TestParallelBelowMin: where the measurement found the pool faster from
-// parallelLow, one-shots, DeriveKey and a Hasher's large Write of that size
-// go to the pool, and give the hashes the Go path gives; for another
-// thread count than the one measured, with fewer than parallelBelowThreads
-// allowed, and below parallelLow, they stay on one thread. (GOMAXPROCS is
-// raised to parallelBelowThreads where it is less: threads, not cores.)
+// parallelLow, one-shots and DeriveKey of that size go to the pool (each
+// call makes the pool its width again: the test sets it to another width
+// before each), and give the hashes the Go path gives; a Hasher's Write
+// of that size does not (ReadFrom's and SumReaderAt's pieces are such
+// writes); for another thread count than the one measured, with fewer
+// than parallelBelowThreads allowed, and below parallelLow, nothing does.
+// (GOMAXPROCS is raised to parallelBelowThreads where it is less: threads,
+// not cores.)
 func TestParallelBelowMin(t *testing.T) {
 	if !nativeActive(t) {
 		t.Skip("native backend not active")
@@ -128,57 +148,76 @@ func TestParallelBelowMin(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(parallelBelowThreads, runtime.GOMAXPROCS(0))))
 	defer SetMaxThreads(0)
 	SetMaxThreads(0)
-	waitParallel()
+	waitParallel(t)
 	saved := parallelMeasured.Load()
 	defer parallelMeasured.Store(saved)
 	few := parallelBelowThreads - 1
 	SetMaxThreads(few)
 	parallelMeasured.Store(&parallelFrom{threads: few, from: parallelLow})
-	if parallel(1 << 20) {
+	if parallelOneShot(1 << 20) {
 		t.Errorf("%d threads, measured from %d bytes: 1 MiB goes to the pool", few, parallelLow)
 	}
 	SetMaxThreads(0)
 	tn := threads()
 	parallelMeasured.Store(&parallelFrom{threads: tn, from: parallelLow})
-	if parallel(parallelLow - 1) {
+	if parallelOneShot(parallelLow - 1) {
 		t.Errorf("%d bytes go to the pool", parallelLow-1)
 	}
-	if !parallel(parallelLow) {
+	if !parallelOneShot(parallelLow) {
 		t.Fatalf("measured from %d bytes on %d threads: %d bytes stay on one thread", parallelLow, tn, parallelLow)
 	}
-	runtime.GOMAXPROCS(tn + 1)
 	if parallel(parallelLow) {
+		t.Errorf("measured from %d bytes on %d threads: an update of %d bytes goes to the pool", parallelLow, tn, parallelLow)
+	}
+	runtime.GOMAXPROCS(tn + 1)
+	if parallelOneShot(parallelLow) {
 		t.Errorf("measured for %d threads: %d bytes go to a pool of %d", tn, parallelLow, tn+1)
 	}
-	if !parallel(parallelMin) {
+	if !parallelOneShot(parallelMin) {
 		t.Errorf("%d threads: %d bytes stay on one thread", tn+1, parallelMin)
 	}
 	runtime.GOMAXPROCS(tn)
+	// onPool runs f with the pool at another width first, and reports
+	// whether f made it tn threads wide again: whether f went to the pool.
+	onPool := func(f func()) bool {
+		if !pool(lib, tn+1) {
+			t.Fatalf("no pool of %d threads", tn+1)
+		}
+		f()
+		return lib.NumThreads() == tn
+	}
 	in := vectorInput(1<<20 + 1)
 	for _, n := range []int{parallelLow, parallelLow + 13, 600 << 10, 1<<20 + 1} {
 		data := in[:n]
-		if got, want := Sum256(data), zeebo.Sum256(data); got != want {
-			t.Errorf("Sum256 of %d bytes on the pool: %x, want %x", n, got, want)
+		var s256 [32]byte
+		if !onPool(func() { s256 = Sum256(data) }) {
+			t.Errorf("Sum256 of %d bytes: not on the pool", n)
 		}
-		if got, want := Sum512(data), zeebo.Sum512(data); got != want {
-			t.Errorf("Sum512 of %d bytes on the pool: %x, want %x", n, got, want)
+		if want := zeebo.Sum256(data); s256 != want {
+			t.Errorf("Sum256 of %d bytes on the pool: %x, want %x", n, s256, want)
+		}
+		var s512 [64]byte
+		if !onPool(func() { s512 = Sum512(data) }) {
+			t.Errorf("Sum512 of %d bytes: not on the pool", n)
+		}
+		if want := zeebo.Sum512(data); s512 != want {
+			t.Errorf("Sum512 of %d bytes on the pool: %x, want %x", n, s512, want)
 		}
 		got, want := make([]byte, 40), make([]byte, 40)
-		DeriveKey(vectorContext, data, got)
+		if !onPool(func() { DeriveKey(vectorContext, data, got) }) {
+			t.Errorf("DeriveKey of %d bytes: not on the pool", n)
+		}
 		zeebo.DeriveKey(vectorContext, data, want)
 		if !bytes.Equal(got, want) {
 			t.Errorf("DeriveKey of %d bytes on the pool: %x, want %x", n, got, want)
 		}
-		h, z := New(), zeebo.New()
+		h := New()
 		_, _ = h.Write(data[:100])
-		_, _ = z.Write(data[:100])
-		_, _ = h.Write(data[100:])
-		_, _ = z.Write(data[100:])
-		if got, want := h.Sum(nil), z.Sum(nil); !bytes.Equal(got, want) {
-			t.Errorf("a Write of %d bytes on the pool: %x, want %x", n-100, got, want)
+		if onPool(func() { _, _ = h.Write(data[100:]) }) {
+			t.Errorf("a Write of %d bytes went to the pool", n-100)
 		}
-	}
-	if got := lib.NumThreads(); got != tn {
-		t.Errorf("after hashes on the pool of %d threads, the library's pool has %d", tn, got)
+		if got, want := h.Sum(nil), zeebo.Sum256(data); !bytes.Equal(got, want[:]) {
+			t.Errorf("a Write of %d bytes: %x, want %x", n-100, got, want)
+		}
 	}
 }
