@@ -959,10 +959,10 @@ func (h *Hasher) digest(d *Digest) {
 
 // treeRoot is the children of the root of t's input and then tail (t nil:
 // the tree h holds in itself, its front or none, as frontTree makes it: a
-// finalization that leaves h as it is). Where memory passed to the library escapes to the heap (not
-// ffi.ArgsStay), the call's memory is pooled (callMems), which else would
-// be allocated at each Digest: the children's 64 bytes and, for a tree of
-// its own, 2 KiB (TestAllocationsDigest).
+// finalization that leaves h as it is). Where memory passed to the library
+// escapes to the heap (not ffi.ArgsStay), the call's memory is pooled
+// (callMems), which else would be allocated at each Digest: the children's
+// 64 bytes and, for a tree of its own, 2 KiB (TestAllocationsDigest).
 func (h *Hasher) treeRoot(t *ffi.Tree, tail []byte) (left, right [32]byte) {
 	if ffi.ArgsStay {
 		if t == nil {

@@ -36,10 +36,9 @@ const parallelLow = 256 << 10
 // median time at 1 MiB went from 0.71 to 1.82 of one thread's best from
 // process to process, and at 2 and 4 MiB from 0.66 to 1.46
 // (docs/cores.md), so that a measurement at one moment says little about
-// the next. From four, the
-// best case (a quarter of the time) leaves room for such a spread; the
-// 16-core machine gained 2.1 times at 256 KiB. Between two and sixteen no
-// machine was measured.
+// the next. From four, the best case (a quarter of the time) leaves room
+// for such a spread; the 16-core machine gained 2.1 times at 256 KiB.
+// Between two and sixteen no machine was measured.
 const parallelBelowThreads = 4
 
 // parallelSizes are the sizes measured, from parallelLow up.
@@ -140,10 +139,9 @@ func pool(l *ffi.Symbols, t int) bool {
 func measureParallel(l *ffi.Symbols, t int, times func() (one, on [][]float64)) {
 	from := parallelMin
 	if threads() == t && pool(l, t) {
-		from = parallelFromTimes(times())
-	}
-	if threads() != t {
-		from = parallelMin
+		if f := parallelFromTimes(times()); threads() == t {
+			from = f
+		}
 	}
 	parallelMeasured.Store(&parallelFrom{threads: t, from: from})
 }
@@ -164,11 +162,11 @@ func timeParallel(l *ffi.Symbols, t int) (one, on [][]float64) {
 		for i, n := range parallelSizes {
 			for k := range 2 {
 				pooled := (r+i+k)%2 == 1 // which goes first alternates
-				start := time.Now()
-				var rc ffi.Code
 				if pooled && threads() != t {
 					return nil, nil
 				}
+				start := time.Now()
+				var rc ffi.Code
 				if pooled {
 					rc = l.HashXOF(modeHash, nil, true, in[:n], 0, out[:])
 				} else {

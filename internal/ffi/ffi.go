@@ -302,23 +302,16 @@ type node struct {
 // n is copied, into the header's layout, and the copy passed.
 //
 // Where memory passed to a call escapes to the heap (not ArgsStay), the
-// copy is pooled (rootOutputPooled), which else would be allocated at each
-// call.
+// copy is pooled (nodes), which else would be allocated at each call;
+// elsewhere it stays on the stack.
 func (s *Symbols) RootOutput(n guts.Node, seek uint64, out []byte) Code {
-	if !ArgsStay {
-		return s.rootOutputPooled(n, seek, out)
+	var c *node
+	if ArgsStay {
+		c = new(node)
+	} else {
+		c = nodes.Get().(*node)
+		defer nodes.Put(c)
 	}
-	c := node{cv: n.CV, block: n.Block, blockLen: n.BlockLen, flags: n.Flags}
-	if pin(len(out)) {
-		defer unpin()
-	}
-	return ret(call(&cArgs{fn: s.rootOutput, n: 4, a: [7]arg{ptrArg(&c), intArg(seek), bytesArg(out), intArg(len(out))}}))
-}
-
-// rootOutputPooled is RootOutput with its copy of n in memory from nodes.
-func (s *Symbols) rootOutputPooled(n guts.Node, seek uint64, out []byte) Code {
-	c := nodes.Get().(*node)
-	defer nodes.Put(c)
 	*c = node{cv: n.CV, block: n.Block, blockLen: n.BlockLen, flags: n.Flags}
 	if pin(len(out)) {
 		defer unpin()
@@ -326,7 +319,8 @@ func (s *Symbols) rootOutputPooled(n guts.Node, seek uint64, out []byte) Code {
 	return ret(call(&cArgs{fn: s.rootOutput, n: 4, a: [7]arg{ptrArg(c), intArg(seek), bytesArg(out), intArg(len(out))}}))
 }
 
-// nodes holds rootOutputPooled's copies of nodes.
+// nodes holds RootOutput's copies of nodes where memory passed to a call
+// escapes.
 var nodes = sync.Pool{New: func() any { return new(node) }}
 
 // MaxSubtreeLen writes the largest subtree allowed at offset to n.
