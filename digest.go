@@ -215,7 +215,7 @@ func (d *Digest) fetch(pos uint64, p []byte) {
 		d.libFetch(pos, p)
 		return
 	}
-	goXOF(d.node, pos, p)
+	goXOF(&d.node, pos, p)
 }
 
 // first writes the first len(p) <= 64 bytes of the output of srcLib, the
@@ -226,7 +226,7 @@ func (d *Digest) fetch(pos uint64, p []byte) {
 // libOutput decides for any read of up to a block.
 func (d *Digest) first(p []byte) {
 	if implFor(int(d.node.BlockLen)) != implNative {
-		goXOF(d.node, 0, p)
+		goXOF(&d.node, 0, p)
 		return
 	}
 	d.libFetch(0, p)
@@ -301,14 +301,8 @@ func (d *Digest) setShort(mode uint32, key *[32]byte, in []byte) {
 	d.mode = mode
 	kw, flags := keyWords(mode, key), modeFlags(mode)
 	if len(in) <= guts.BlockSize {
-		var block [guts.BlockSize]byte
-		copy(block[:], in)
-		d.src, d.node = srcLib, guts.Node{
-			CV:       *kw,
-			Block:    guts.BytesToWords(block),
-			BlockLen: uint32(len(in)),
-			Flags:    guts.FlagChunkStart | guts.FlagChunkEnd | flags,
-		}
+		d.src = srcLib
+		setBlock(&d.node, kw, flags, in)
 		return
 	}
 	switch im := implFor(len(in)); {

@@ -518,7 +518,7 @@ func TestGoXOF(t *testing.T) {
 							continue
 						}
 						got := make([]byte, k)
-						goXOF(node, uint64(pos), got)
+						goXOF(&node, uint64(pos), got)
 						if !bytes.Equal(got, ref[pos:pos+k]) {
 							t.Fatalf("%s, %d bytes, runs=%v, zeebo's blocks=%v, measured lukechampine's %v: %d bytes at %d: %s, want %s", m.name, n, runs, zeeboBlocks, blocksByLuke.Load(), k, pos, shortHex(got), shortHex(ref[pos:pos+k]))
 						}
@@ -530,7 +530,7 @@ func TestGoXOF(t *testing.T) {
 				for _, back := range []uint64{1, 64, 100, xofRun + 3} {
 					pos := math.MaxUint64 - back + 1
 					got, want := make([]byte, 3*xofRun), make([]byte, 3*xofRun)
-					goXOF(node, pos, got)
+					goXOF(&node, pos, got)
 					must(lib.HashXOF(h.mode, h.modeKey(), false, in[:n], pos, want))
 					if !bytes.Equal(got, want) {
 						t.Fatalf("%s, %d bytes, runs=%v, zeebo's blocks=%v, measured lukechampine's %v: across 2^64 from %d: %s, library %s", m.name, n, runs, zeeboBlocks, blocksByLuke.Load(), pos, shortHex(got), shortHex(want))

@@ -307,11 +307,10 @@ func timeBlocks(luke bool, n guts.Node) float64 {
 	var out [guts.BlockSize]byte
 	blocks := func(k int) {
 		for i := range k {
-			n.Counter = uint64(i)
 			if luke {
-				out = guts.WordsToBytes(guts.CompressNode(n))
+				outputBlock(&n, uint64(i), &out)
 			} else {
-				ffi.ZeeboOutput(n, 0, out[:])
+				ffi.ZeeboOutput(&n, uint64(i), 0, out[:])
 			}
 		}
 	}

@@ -57,34 +57,29 @@ func zeeboWithKey(key *[32]byte, mode uint32) *zeebo.Hasher {
 // where the plan picks it for unkeyed input (sumSmall).
 func goSum(mode uint32, key *[32]byte, in, out []byte) {
 	node := guts.CompressChunk(in, keyWords(mode, key), 0, modeFlags(mode))
-	goXOF(node, 0, out)
+	goXOF(&node, 0, out)
 }
 
 // lukeSum512 is lukechampine.com/blake3's Sum512 for an input of one chunk
 // at most, the inputs the dispatch gives it, written with its primitives:
 // the same code, without the path for longer inputs that makes the input
 // of every call escape to the heap (go build -gcflags=-m), so that a
-// caller's stack buffer stays on its stack, as with zeebo. A longer input,
-// which the dispatch never gives it, goes to zeebo.
-func lukeSum512(b []byte) [64]byte {
+// caller's stack buffer stays on its stack, as with zeebo, and with its
+// last compression as outputBlock, which gives the bytes without
+// CompressNode's copies (BenchmarkDispatch). A longer input, which the
+// dispatch never gives it, goes to zeebo.
+func lukeSum512(b []byte) (out [64]byte) {
 	var n guts.Node
 	if len(b) > guts.ChunkSize {
 		return zeebo.Sum512(b)
 	}
 	if len(b) <= guts.BlockSize {
-		var block [64]byte
-		copy(block[:], b)
-		n = guts.Node{
-			CV:       guts.IV,
-			Block:    guts.BytesToWords(block),
-			BlockLen: uint32(len(b)),
-			Flags:    guts.FlagChunkStart | guts.FlagChunkEnd | guts.FlagRoot,
-		}
+		setBlock(&n, &guts.IV, 0, b)
 	} else {
 		n = guts.CompressChunk(b, &guts.IV, 0, 0)
-		n.Flags |= guts.FlagRoot
 	}
-	return guts.WordsToBytes(guts.CompressNode(n))
+	outputBlock(&n, 0, &out)
+	return out
 }
 
 // lukeSum256 is lukeSum512's first 32 bytes, as lukechampine.com/blake3's

@@ -126,35 +126,50 @@ func chainingValue(n guts.Node) [8]uint32 { return guts.ChainingValue(n) }
 // blocks side by side (xofRuns), it computes whole runs: into p where one
 // fits there from a block boundary, else into a buffer; one block at a time
 // it computes the rest, and the up to four blocks that a short read spans,
-// which take less than a run (BenchmarkGoXOF).
-func goXOF(n guts.Node, pos uint64, p []byte) {
-	n.Flags |= guts.FlagRoot
+// which take less than a run (BenchmarkGoXOF). A whole block goes straight
+// into p. n is not changed.
+func goXOF(n *guts.Node, pos uint64, p []byte) {
 	// The block counter goes on past the end of the 2^64 bytes that the
 	// position covers, as the crate's and zeebo's do.
-	n.Counter = pos / guts.BlockSize
+	counter := pos / guts.BlockSize
 	off := int(pos % guts.BlockSize)
 	for len(p) > 0 {
 		var k int
 		switch {
 		case !xofRuns || off+len(p) <= 4*guts.BlockSize:
 			// The rest, one block at a time: zeebo's compression (assembly
-			// on amd64, where its layout is known), unless lukechampine's
-			// was measured faster on this machine (blocksByLuke).
-			if zeeboBlocks && !blocksByLuke.Load() && ffi.ZeeboOutput(n, off, p) {
+			// on amd64, where its layout is known), unless lukechampine's,
+			// here as outputBlock, was measured faster on this machine
+			// (blocksByLuke).
+			if zeeboBlocks && !blocksByLuke.Load() && ffi.ZeeboOutput(n, counter, off, p) {
 				return
 			}
-			block := guts.WordsToBytes(guts.CompressNode(n))
+			if off == 0 && len(p) >= guts.BlockSize {
+				outputBlock(n, counter, (*[guts.BlockSize]byte)(p))
+				k = guts.BlockSize
+				break
+			}
+			var block [guts.BlockSize]byte
+			outputBlock(n, counter, &block)
 			k = copy(p, block[off:])
 		case off == 0 && len(p) >= xofRun:
-			guts.CompressBlocks((*[xofRun]byte)(p), n)
+			guts.CompressBlocks((*[xofRun]byte)(p), runNode(n, counter))
 			k = xofRun
 		default:
-			k = xofRunFrom(n, off, p)
+			k = xofRunFrom(runNode(n, counter), off, p)
 		}
 		p = p[k:]
-		n.Counter += uint64(off+k) / guts.BlockSize
+		counter += uint64(off+k) / guts.BlockSize
 		off = (off + k) % guts.BlockSize
 	}
+}
+
+// runNode is n as guts.CompressBlocks takes it for the run of root output
+// blocks from block counter.
+func runNode(n *guts.Node, counter uint64) guts.Node {
+	r := *n
+	r.Counter, r.Flags = counter, r.Flags|guts.FlagRoot
+	return r
 }
 
 // xofRun is the output of one guts.CompressBlocks call.

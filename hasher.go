@@ -879,7 +879,8 @@ func (h *Hasher) Sum(b []byte) []byte {
 	out := b[n:]
 	switch {
 	case h.path == pathGo: // keyed modes: a plain hash took the path above
-		goXOF(h.goRoot(), 0, out)
+		root := h.goRoot()
+		goXOF(&root, 0, out)
 	case h.lastHeld():
 		left, right := h.lastChildren()
 		must(lib.MergeRoot(&left, &right, h.mode, h.modeKey(), 0, out))

@@ -222,7 +222,8 @@ func (h *Hasher) subSum(b []byte) ([]byte, bool) {
 	}
 	if h.goPath() {
 		var out [32]byte
-		goXOF(s.t.node(), 0, out[:])
+		root := s.t.node()
+		goXOF(&root, 0, out[:])
 		return append(b, out[:]...), true
 	}
 	return nil, false

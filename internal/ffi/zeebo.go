@@ -148,23 +148,23 @@ func zeeboRoot(d *zeebo.Digest) guts.Node {
 	return guts.Node{CV: v.chain, Block: v.block, Counter: v.counter, BlockLen: v.blen, Flags: v.flags}
 }
 
-// ZeeboOutput fills p with the root output of node n from block n.Counter
+// ZeeboOutput fills p with the root output of node n from block counter
 // on, from byte off (below 64) of that block: with zeebo's compression of
 // one block (SSE4.1 assembly on amd64; lukechampine's CompressNode is
-// portable Go), one block at a time. It returns false, having written
-// nothing, unless ZeeboDigestOK.
-func ZeeboOutput(n guts.Node, off int, p []byte) bool {
+// portable Go), one block at a time. n is not changed. It returns false,
+// having written nothing, unless ZeeboDigestOK.
+func ZeeboOutput(n *guts.Node, counter uint64, off int, p []byte) bool {
 	if !zeeboDigestOK() {
 		return false
 	}
-	zeeboOutput(n, off, p)
+	zeeboOutput(n, counter, off, p)
 	return true
 }
 
-func zeeboOutput(n guts.Node, off int, p []byte) {
+func zeeboOutput(n *guts.Node, counter uint64, off int, p []byte) {
 	var d zeebo.Digest
 	v := digestView(&d)
-	v.counter, v.chain, v.block, v.blen, v.flags = n.Counter, n.CV, n.Block, n.BlockLen, n.Flags|guts.FlagRoot
+	v.counter, v.chain, v.block, v.blen, v.flags = counter, n.CV, n.Block, n.BlockLen, n.Flags|guts.FlagRoot
 	if off > 0 {
 		var skip [64]byte
 		_, _ = d.Read(skip[:off])
@@ -232,8 +232,7 @@ func zeeboDigestCheck() bool {
 		}
 		var want, got [200]byte
 		_, _ = d.Read(want[:])
-		n.Counter = 1 // from byte 64+3
-		zeeboOutput(n, 3, got[67:])
+		zeeboOutput(&n, 1, 3, got[67:]) // from byte 64+3
 		if !bytes.Equal(got[67:], want[67:]) {
 			return false
 		}

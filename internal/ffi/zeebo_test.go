@@ -30,7 +30,7 @@ func TestZeeboDigestGuard(t *testing.T) {
 		t.Error("ZeeboRoot without the layout check: a node")
 	}
 	p := []byte{7}
-	if ZeeboOutput(guts.Node{}, 0, p) || p[0] != 7 {
+	if ZeeboOutput(&guts.Node{}, 0, 0, p) || p[0] != 7 {
 		t.Error("ZeeboOutput without the layout check: output")
 	}
 }
