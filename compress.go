@@ -40,8 +40,9 @@ import (
 // to out: CompressNode takes its 112-byte node by value and returns words,
 // and the copies in and out of it, each read right after it was written,
 // cost a Digest's first read of a short input more than a fifth of its
-// time, which made it slower than zeebo's Digest (BenchmarkOutputBlock,
-// docs/dispatch.md).
+// time, which made it slower than zeebo's Digest (BenchmarkDigestNew,
+// BenchmarkGoXOF, docs/stream.md). out must not overlap n: the last words
+// read n.CV after the first are written.
 func outputBlock(n *guts.Node, counter uint64, out *[guts.BlockSize]byte) {
 	g := func(a, b, c, d, mx, my uint32) (uint32, uint32, uint32, uint32) {
 		a += b + mx
@@ -149,8 +150,10 @@ func outputBlock(n *guts.Node, counter uint64, out *[guts.BlockSize]byte) {
 	binary.LittleEndian.PutUint32(out[60:], s15^n.CV[7])
 }
 
-// setBlock sets n, a zero node, to the node of in, a block or less, as the
-// only block of a chunk, with key cv and mode flags. It writes the words
+// setBlock sets n to the node of in, a block or less, as the only block of
+// a chunk, with key cv and mode flags; n's counter it leaves as it is,
+// which no output reads (outputBlock, ZeeboOutput and the library take
+// the block counter apart, and the chunk's is 0). It writes the words
 // into n where it is, rather than building a guts.Node and copying it
 // there: the copy, read just after it was written, stalls (BenchmarkDigestNew).
 func setBlock(n *guts.Node, cv *[8]uint32, flags uint32, in []byte) {

@@ -490,8 +490,9 @@ func digestFirstReads(t *testing.T, in []byte, im impl) {
 
 // TestGoXOF: goXOF, in runs and one block at a time (by zeebo or by
 // lukechampine), gives the bytes that zeebo's digest gives, at positions and
-// lengths around blocks and runs, in every mode; and across 2^64, where the
-// position wraps, what the library gives (the block counter goes on).
+// lengths around blocks and runs and far into the output (a block counter
+// past 2^32), in every mode; and across 2^64, where the position wraps,
+// what the library gives (the block counter goes on).
 func TestGoXOF(t *testing.T) {
 	waitPlan() // which sets blocksByLuke
 	saved, savedBlocks, savedLuke := xofRuns, zeeboBlocks, blocksByLuke.Load()
@@ -521,6 +522,21 @@ func TestGoXOF(t *testing.T) {
 						goXOF(&node, uint64(pos), got)
 						if !bytes.Equal(got, ref[pos:pos+k]) {
 							t.Fatalf("%s, %d bytes, runs=%v, zeebo's blocks=%v, measured lukechampine's %v: %d bytes at %d: %s, want %s", m.name, n, runs, zeeboBlocks, blocksByLuke.Load(), k, pos, shortHex(got), shortHex(ref[pos:pos+k]))
+						}
+					}
+				}
+				// Far into the output, where the block counter's high half
+				// is not zero: against zeebo's Digest, which seeks there,
+				// on either backend.
+				for _, pos := range []int64{1<<38 + 5, 1<<40 - 64, 1<<50 + 65} {
+					for _, k := range []int{32, 64, 200, 3*xofRun + 1} {
+						got, want := make([]byte, k), make([]byte, k)
+						zd := z.Digest()
+						_, _ = zd.Seek(pos, io.SeekStart)
+						_, _ = zd.Read(want)
+						goXOF(&node, uint64(pos), got)
+						if !bytes.Equal(got, want) {
+							t.Fatalf("%s, %d bytes, runs=%v, zeebo's blocks=%v, measured lukechampine's %v: %d bytes at %d: %s, zeebo %s", m.name, n, runs, zeeboBlocks, blocksByLuke.Load(), k, pos, shortHex(got), shortHex(want))
 						}
 					}
 				}

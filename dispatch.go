@@ -269,12 +269,13 @@ func (p *plan) String() string {
 }
 
 // blocksByLuke reports whether goXOF computes single output blocks with
-// lukechampine's CompressNode rather than zeebo's compression
+// lukechampine's portable code (outputBlock) rather than zeebo's compression
 // (ffi.ZeeboOutput): false (zeebo's, which has SSE4.1 assembly on amd64)
 // until measureBlocks has timed both on this machine. The plan is no
 // guide: a one-shot hash of a block through each package's API is not
 // what a block of output from a known node costs, and on one AVX-512 host
-// lukechampine's portable CompressNode took 0.8x the time of zeebo's
+// lukechampine's CompressNode (outputBlock's code, then called with its
+// copies) took 0.8x the time of zeebo's
 // through its Digest, where zeebo's one-shot hash of a block was as fast
 // as lukechampine's (docs/stream.md).
 var blocksByLuke atomic.Bool
@@ -300,7 +301,7 @@ func measureBlocks() bool {
 }
 
 // timeBlocks is the time of one block of output of n, in ns, by
-// lukechampine's CompressNode (luke) or zeebo's compression: a batch,
+// lukechampine's code (luke: outputBlock) or zeebo's compression: a batch,
 // divided, after a few untimed ones.
 func timeBlocks(luke bool, n guts.Node) float64 {
 	const reps = 64

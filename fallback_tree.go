@@ -182,8 +182,8 @@ var xofRuns = runtime.GOARCH == "amd64" && cpu.X86.HasAVX2
 
 // zeeboBlocks reports whether goXOF may compute single blocks with zeebo's
 // compression (ffi.ZeeboOutput, where the layout of zeebo's Digest is the
-// one known), rather than with lukechampine's portable CompressNode; tests
-// turn it off to reach the latter.
+// one known), rather than with lukechampine's portable code (outputBlock);
+// tests turn it off to reach the latter.
 var zeeboBlocks = true
 
 // xofRunFrom copies to p the output of the run of blocks that starts at n

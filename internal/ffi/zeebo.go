@@ -150,8 +150,8 @@ func zeeboRoot(d *zeebo.Digest) guts.Node {
 
 // ZeeboOutput fills p with the root output of node n from block counter
 // on, from byte off (below 64) of that block: with zeebo's compression of
-// one block (SSE4.1 assembly on amd64; lukechampine's CompressNode is
-// portable Go), one block at a time. n is not changed. It returns false,
+// one block (SSE4.1 assembly on amd64; lukechampine's code is portable
+// Go), one block at a time. n is not changed. It returns false,
 // having written nothing, unless ZeeboDigestOK.
 func ZeeboOutput(n *guts.Node, counter uint64, off int, p []byte) bool {
 	if !zeeboDigestOK() {
