@@ -40,7 +40,9 @@ import (
 // hashes again at most the last part of a chunk, where zeebo's hashes its
 // last chunk.
 // On the Go path, the first 4 KiB are gathered too (the first KiB in the
-// keyed modes), and hashed in one call at Sum, as Sum256 would.
+// keyed modes), and hashed in one call at Sum, as Sum256 would; a first
+// write past them of up to 16 KiB in all is hashed at once, and only its
+// last chunk and what a Sum needs are kept.
 type Hasher struct {
 	mode      uint32
 	key       [32]byte // the key (keyed), or the context key (derive-key, when hasCtxKey)
@@ -74,6 +76,9 @@ type Hasher struct {
 	// tree (!live) and some input is gathered; lift makes the tree from
 	// them at the first need of it. Where what is gathered then is a whole
 	// chunk, last may hold its chaining value (lastOK, handFrontLast).
+	// On the Go path, front and fcv hold the chunks before the last one of
+	// a first write that took the input past goGather (goFront), and groot
+	// the root node of the input, while gnbuf is still nbuf.
 	g      *zeebo.Hasher
 	live   bool
 	t      *ffi.Tree
@@ -81,6 +86,8 @@ type Hasher struct {
 	fcv    [4][32]byte
 	last   [32]byte
 	lastOK bool
+	groot  guts.Node
+	gnbuf  int
 	lim    int
 	nbuf   int
 	buf    []byte
@@ -457,33 +464,78 @@ func (h *Hasher) handsFront(n int, fresh bool) bool {
 	return fresh && h.buf == nil && h.nbuf == 0 && n > len(h.first)
 }
 
-// writeGo is write on the Go path: the first goGather bytes are gathered,
-// and from there on (or from a Digest of more than a chunk, which spills
-// them) the input goes to zeebo's hasher (or, for a subtree hasher, to the
+// writeGo is write on the Go path: the first goGather bytes are gathered;
+// a first write past them, up to 16 KiB in all, is hashed at once
+// (goFront), after which writes within its last chunk are gathered; from
+// there on (or from a Digest of more than a chunk gathered, which spills
+// it) the input goes to zeebo's hasher (or, for a subtree hasher, to the
 // Go-path tree).
 func (h *Hasher) writeGo(p []byte) (int, error) {
 	switch {
 	case h.sub.t != nil:
 		h.sub.t.write(p)
 		return len(p), nil
-	case h.g == nil && h.nbuf+len(p) <= goGather(h.mode):
+	case h.g == nil && h.front == 0 && h.nbuf+len(p) <= goGather(h.mode),
+		h.g == nil && h.front != 0 && h.nbuf+len(p) <= chunkLen:
 		h.gather(p)
+		return len(p), nil
+	case h.g == nil && h.front == 0 && h.goFront(p):
 		return len(p), nil
 	}
 	h.spillGo()
 	return h.g.Write(p)
 }
 
+// goFront hashes what is gathered and then p, a first write past
+// goGather, where that is at most 16 KiB in all, in a zeebo hasher on the
+// stack (ffi.ZeeboFront), and keeps in h what Sum, Digest and a later
+// write need: the chunks before the last (front, fcv), the last chunk
+// (gathered), and the root node (groot). It reports whether it did.
+// Without it, such a write through a new Hasher that stays on the
+// caller's stack would allocate zeebo's hasher (10 KiB) there, as it did
+// before goFront: 1.1 to 3.3 times as long as zeebo's own, most of it the
+// collector's work (BenchmarkNewSum, docs/stream.md).
+func (h *Hasher) goFront(p []byte) bool {
+	// The last chunk is the end of p: what is gathered, at most
+	// goGather, a multiple of chunkLen, is before it.
+	last := (h.nbuf+len(p)-1)%chunkLen + 1
+	if !zeeboRoots || last > len(p) || h.buf != nil {
+		return false
+	}
+	key, flags := h.goModeKey()
+	chunks, stack, root, ok := ffi.ZeeboFront(&key, flags, h.pending(), p)
+	if !ok {
+		return false
+	}
+	h.share()
+	copy(h.first[:], p[len(p)-last:])
+	h.front, h.nbuf, h.groot, h.gnbuf = uint8(chunks), last, root, last
+	for i := range stack {
+		h.fcv[i] = cvBytes(stack[i])
+	}
+	h.setLim()
+	return true
+}
+
 // spillGo gives a Go-path hasher zeebo's hasher, with the input gathered
-// so far.
+// so far, and the chunks goFront hashed before it.
 func (h *Hasher) spillGo() {
 	if h.g != nil {
 		return
 	}
 	h.share()
-	h.g = h.goHasher()
+	if h.front != 0 {
+		key, flags := h.goModeKey()
+		s := ffi.ZeeboState{Key: key, Flags: flags, Chunks: uint64(h.front), Tail: h.pending()}
+		for i := range h.fcv {
+			s.Stack[i] = cvWords(&h.fcv[i])
+		}
+		h.g, h.front = ffi.ZeeboImport(&s), 0
+	} else {
+		h.g = h.goHasher()
+		_, _ = h.g.Write(h.pending())
+	}
 	h.lockable()
-	_, _ = h.g.Write(h.pending())
 	h.nbuf = 0
 	h.setLim()
 }
@@ -878,7 +930,7 @@ func (h *Hasher) Sum(b []byte) []byte {
 	b = slices.Grow(b, 32)[:n+32]
 	out := b[n:]
 	switch {
-	case h.path == pathGo: // keyed modes: a plain hash took the path above
+	case h.path == pathGo: // the keyed modes, and a plain hash after goFront
 		root := h.goRoot()
 		goXOF(&root, 0, out)
 	case h.lastHeld():
@@ -998,7 +1050,8 @@ type callMem struct {
 var callMems = sync.Pool{New: func() any { return new(callMem) }}
 
 // zeeboRoots reports whether a Digest on the Go path is read from zeebo's
-// root node where its layout is known; tests turn it off to reach srcGo.
+// root node where its layout is known, and goFront takes one; tests turn
+// it off to reach srcGo, as where the layout is not known.
 var zeeboRoots = true
 
 // zeeboDigest is g's Digest, on the heap, for a Digest (srcGo) where
@@ -1009,10 +1062,18 @@ var zeeboRoots = true
 func zeeboDigest(g *zeebo.Hasher) *zeebo.Digest { return g.Digest() }
 
 // goRoot is the root node of a Go-path hasher's input, gathered (one chunk
-// or less).
+// or less), after the chunks goFront hashed: the node it kept, while
+// nothing was written since, else the last chunk's merged into theirs.
 func (h *Hasher) goRoot() guts.Node {
+	if h.front != 0 && h.nbuf == h.gnbuf {
+		return h.groot
+	}
 	key, flags := h.goModeKey()
-	return guts.CompressChunk(h.pending(), &key, 0, flags)
+	n := guts.CompressChunk(h.pending(), &key, uint64(h.front), flags)
+	for rest := h.front; rest != 0; rest &= rest - 1 {
+		n = guts.ParentNode(cvWords(&h.fcv[bits.TrailingZeros8(rest)]), guts.ChainingValue(n), &key, flags)
+	}
+	return n
 }
 
 // sumSmall writes the first len(out) bytes (32 for plain hashing) of the

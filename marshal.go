@@ -93,9 +93,10 @@ func (h *Hasher) AppendBinary(b []byte) ([]byte, error) {
 			stack[i] = cvBytes(t.stack[i])
 		}
 	case h.g == nil:
-		// The Go path's first input, gathered (writeGo).
+		// The Go path's first input, gathered (writeGo), after the chunks
+		// goFront hashed (bits 0 to 3).
 		w, _ := h.goModeKey()
-		key, tail = cvBytes(w), h.pending()
+		key, chunks, stack, tail = cvBytes(w), uint64(h.front), h.fcv[:], h.pending()
 	default:
 		if !ffi.ZeeboOK() {
 			return b, errors.New("blake3: cannot save a Go-path hasher with this version of github.com/zeebo/blake3")

@@ -108,6 +108,40 @@ func zeeboImport(s *ZeeboState) *zeebo.Hasher {
 	return h
 }
 
+// ZeeboFront hashes a and then b, more than one chunk and at most 16 in
+// all, in key's mode (flags), with a zeebo hasher on this function's stack,
+// and returns what that hasher holds once finalized: chunks, the count of
+// whole chunks before the last one (at most 15), the chaining values of
+// their subtrees, stack[i] for bit i of chunks, and the root node of the
+// whole input. The last chunk, which the caller keeps, is the input after
+// chunks chunks. It is what ZeeboExport would give of a hasher on the
+// heap that had hashed the same, without one: zeebo's hasher is 10 KiB.
+// ok is false, with nothing hashed, unless both layouts are the ones known
+// (ZeeboOK, ZeeboDigestOK), or where the input is not of that length.
+//
+//go:noinline
+func ZeeboFront(key *[8]uint32, flags uint32, a, b []byte) (chunks uint64, stack [4][8]uint32, root guts.Node, ok bool) {
+	if n := len(a) + len(b); n <= 1024 || n > 16*1024 || !zeeboOK() || !zeeboDigestOK() {
+		return 0, stack, root, false
+	}
+	var z zeebo.Hasher
+	v := view(&z)
+	v.size, v.h.key, v.h.flags = 32, *key, flags // as zeebo.New, in key's mode
+	_, _ = z.Write(a)
+	_, _ = z.Write(b)
+	root = zeeboRoot(z.Digest())
+	chunks = v.h.chunks
+	for i := range stack {
+		if chunks&(1<<i) != 0 {
+			stack[i] = v.h.stack.stack[i]
+		}
+	}
+	if chunks >= 16 || v.h.len == 0 || v.h.len > 1024 || chunks*1024+v.h.len != uint64(len(a)+len(b)) || v.h.stack.occ != chunks || v.h.stack.bufn != 0 {
+		return 0, stack, root, false // not the form a finalized hasher is in
+	}
+	return chunks, stack, root, true
+}
+
 // ZeeboLen returns how many bytes h has hashed, and false when ZeeboOK
 // does not hold (the layout is not known).
 func ZeeboLen(h *zeebo.Hasher) (uint64, bool) {

@@ -1,0 +1,103 @@
+package blake3
+
+import (
+	"bytes"
+	"testing"
+)
+
+// TestGoFront: on the Go path, a first write past goGather of up to 16 KiB
+// in all (goFront) keeps the chunks before the last as chaining values, the
+// last chunk and the root node. Against zeebo, in every mode, after one
+// write and after a gathered start: Sum, a Digest, a saved state (a Hasher
+// resumed from it, and written on), a Clone written on, and writes after it within
+// the last chunk (the root computed again) and past it (zeebo's hasher,
+// resumed from those values, though goGather would still gather).
+func TestGoFront(t *testing.T) {
+	key := []byte(vectorKey)
+	in := vectorInput(40 << 10)
+	withGoBackend(func() {
+		for _, m := range allHashModes {
+			for _, n := range []int{chunkLen + 1, 2*chunkLen - 1, firstLen + 1, 5000, 8191, 8192, 8193, 12345, 15 * chunkLen, 16<<10 - 1, 16 << 10, 16<<10 + 1} {
+				for _, head := range []int{0, 1, chunkLen, firstLen} {
+					if head >= n {
+						continue
+					}
+					h := newModeHasher(t, m, key, vectorContext)
+					_, _ = h.Write(in[:head])
+					_, _ = h.Write(in[head:n])
+					name := func() string { return m.String() + ", " + sizeName(head) + " then " + sizeName(n-head) }
+					gather := goGather(h.mode)
+					if fronted := head <= gather && n > gather && n <= 16<<10; fronted != (h.front != 0 && h.g == nil) {
+						t.Fatalf("%s: goFront %v, want %v (front %d)", name(), !fronted, fronted, h.front)
+					}
+					check := func(what string, h *Hasher, end int) {
+						t.Helper()
+						z := newRefHasher(t, m, key, vectorContext)
+						_, _ = z.Write(in[:end])
+						if got, want := h.Sum(nil), z.Sum(nil); !bytes.Equal(got, want) {
+							t.Fatalf("%s, %s: Sum %x, want %x", name(), what, got, want)
+						}
+						got, want := make([]byte, 300), make([]byte, 300)
+						_, _ = h.Digest().Read(got)
+						_, _ = z.Digest().Read(want)
+						if !bytes.Equal(got, want) {
+							t.Fatalf("%s, %s: Digest %s, want %s", name(), what, shortHex(got), shortHex(want))
+						}
+					}
+					check("as written", h, n)
+					state, err := h.MarshalBinary()
+					if err != nil {
+						t.Fatalf("%s: MarshalBinary: %v", name(), err)
+					}
+					r := new(Hasher)
+					if err := r.UnmarshalBinary(state); err != nil {
+						t.Fatalf("%s: UnmarshalBinary: %v", name(), err)
+					}
+					check("resumed", r, n)
+					_, _ = r.Write(in[n : n+3000])
+					check("resumed, written on", r, n+3000)
+					c := h.Clone()
+					_, _ = c.Write(in[n : n+100])
+					check("clone written on", c, n+100)
+					check("the original after its clone", h, n)
+					end := n
+					if room := chunkLen - (n-1)%chunkLen - 1; room > 0 {
+						_, _ = h.Write(in[end : end+room/2+1])
+						end += room/2 + 1
+						check("written within the last chunk", h, end)
+					}
+					_, _ = h.Write(in[end : end+1500])
+					check("written past the last chunk", h, end+1500)
+					_, _ = h.Write(in[end+1500 : end+6500])
+					check("written on", h, end+6500)
+				}
+			}
+		}
+	})
+}
+
+// TestAllocationsGoFront: on the Go path, New, a first write of 4 to 16
+// KiB and Sum, with the Hasher on the stack, allocate only the count of
+// changes (8 bytes), where zeebo's hasher (10 KiB) was allocated before
+// goFront.
+func TestAllocationsGoFront(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	if optimizationsOff() {
+		t.Skip("built with -N or -l: without inlining, locals escape")
+	}
+	in := vectorInput(16 << 10)
+	var sum [32]byte
+	withGoBackend(func() {
+		for _, n := range []int{firstLen + 1, 8 << 10, 16 << 10} {
+			if a := testing.AllocsPerRun(100, func() {
+				h := New()
+				_, _ = h.Write(in[:n])
+				h.Sum(sum[:0])
+			}); a > 1 {
+				t.Errorf("%d bytes: %v allocations a hash, want at most 1", n, a)
+			}
+		}
+	})
+}
