@@ -800,6 +800,20 @@ func TestAllocationsNewHasher(t *testing.T) {
 					c.n, c.iface, a, b, c.allocs, c.bytes)
 			}
 		}
+		// Up to firstLen in pieces, a plain hash is gathered on either
+		// path: a piece after the first chunk does not spill into zeebo's
+		// hasher (10 KiB) on the Go path, as it would past what goGather
+		// allows.
+		pieces := func() {
+			h := New()
+			_, _ = h.Write(in[:chunkLen])
+			_, _ = h.Write(in[chunkLen : chunkLen+64])
+			_, _ = h.Write(in[chunkLen+64 : firstLen])
+			h.Sum(sum[:0])
+		}
+		if a, b := perRun(pieces); a > 1 || b > 16 {
+			t.Errorf("New, Write of %d bytes in three pieces and Sum: %d allocations, %d bytes per run; want at most 1 and 16", firstLen, a, b)
+		}
 		// A keyed or derive-key Hasher stays on its caller's stack too:
 		// NewKeyed and NewDeriveKey are inlined, as New is.
 		key := in[:32]
