@@ -117,7 +117,9 @@ func zeeboImport(s *ZeeboState) *zeebo.Hasher {
 // chunks chunks. It is what ZeeboExport would give of a hasher on the
 // heap that had hashed the same, without one: zeebo's hasher is 10 KiB.
 // ok is false, with nothing hashed, unless both layouts are the ones known
-// (ZeeboOK, ZeeboDigestOK), or where the input is not of that length.
+// (ZeeboOK, ZeeboDigestOK) and the input is of that length; and false,
+// the input hashed for nothing, where the finalized hasher is not in the
+// form described (its count, last chunk or stack).
 //
 //go:noinline
 func ZeeboFront(key *[8]uint32, flags uint32, a, b []byte) (chunks uint64, stack [4][8]uint32, root guts.Node, ok bool) {
