@@ -576,3 +576,31 @@ func BenchmarkMarshal(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkZeeboSum is zeebo's Sum256 and Sum512 against zeeboSum256 and
+// zeeboSum512, which the dispatch calls for zeebo: above a chunk they make
+// zeebo's hasher in place rather than in a temporary that zeebo's Sum512
+// copies (fallback.go).
+func BenchmarkZeeboSum(b *testing.B) {
+	data := vectorInput(16 << 10)
+	for _, n := range []int{64, 1 << 10, 1<<10 + 1, 2 << 10, 4 << 10, 8 << 10, 16 << 10} {
+		for _, im := range []struct {
+			name string
+			sum  func([]byte, *[64]byte)
+		}{
+			{"zeebo-256", func(p []byte, s *[64]byte) { *(*[32]byte)(s[:]) = zeebo.Sum256(p) }},
+			{"ours-256", func(p []byte, s *[64]byte) { *(*[32]byte)(s[:]) = zeeboSum256(p) }},
+			{"zeebo-512", func(p []byte, s *[64]byte) { *s = zeebo.Sum512(p) }},
+			{"ours-512", func(p []byte, s *[64]byte) { *s = zeeboSum512(p) }},
+		} {
+			b.Run("size="+sizeName(n)+"/impl="+im.name, func(b *testing.B) {
+				b.SetBytes(int64(n))
+				b.ReportAllocs()
+				var s [64]byte
+				for b.Loop() {
+					im.sum(data[:n], &s)
+				}
+			})
+		}
+	}
+}

@@ -57,7 +57,7 @@ func Sum256(data []byte) [32]byte {
 	case implLuke:
 		return lukeSum256(data)
 	case implZeebo:
-		return zeebo.Sum256(data)
+		return zeeboSum256(data)
 	}
 	sum := sumNative(data, 32)
 	return [32]byte(sum[:32])
@@ -69,7 +69,7 @@ func Sum512(data []byte) [64]byte {
 	case implLuke:
 		return lukeSum512(data)
 	case implZeebo:
-		return zeebo.Sum512(data)
+		return zeeboSum512(data)
 	}
 	return sumNative(data, 64)
 }

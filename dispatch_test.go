@@ -123,6 +123,21 @@ func TestDispatchLukeOneChunk(t *testing.T) {
 	}
 }
 
+// TestDispatchZeeboSum: zeeboSum512 and zeeboSum256, which the dispatch
+// calls for zeebo, are zeebo's Sum512 and Sum256 at every length, across
+// its 8 KiB batches too.
+func TestDispatchZeeboSum(t *testing.T) {
+	in := vectorInput(17*chunkLen + 1)
+	for n := 0; n <= len(in); n += 1 + n/chunkLen*251 {
+		if got, want := zeeboSum512(in[:n]), zeebo.Sum512(in[:n]); got != want {
+			t.Fatalf("%d bytes: zeeboSum512 %x, zeebo %x", n, got[:8], want[:8])
+		}
+		if got, want := zeeboSum256(in[:n]), zeebo.Sum256(in[:n]); got != want {
+			t.Fatalf("%d bytes: zeeboSum256 %x, zeebo %x", n, got[:8], want[:8])
+		}
+	}
+}
+
 // TestDispatchMeasuredPlan: the measured plan only ever picks a candidate
 // for its size: lukechampine up to a chunk, the library only when loaded.
 func TestDispatchMeasuredPlan(t *testing.T) {

@@ -82,6 +82,29 @@ func lukeSum512(b []byte) (out [64]byte) {
 	return out
 }
 
+// zeeboSum512 is zeebo's Sum512, with zeebo's hasher made where it is used
+// for an input longer than a chunk: zeebo's Sum512 zeroes its 10 KiB hasher
+// in a temporary and then copies it into place (go tool objdump: REP STOSQ,
+// then REP MOVSQ), which its New, Write and Digest do not
+// (BenchmarkZeeboSum, docs/dispatch.md). Up to a chunk zeebo's Sum512
+// makes no hasher, and is called.
+func zeeboSum512(b []byte) (out [64]byte) {
+	if len(b) <= chunkLen {
+		return zeebo.Sum512(b)
+	}
+	h := zeebo.New()
+	_, _ = h.Write(b)
+	_, _ = h.Digest().Read(out[:])
+	return out
+}
+
+// zeeboSum256 is zeeboSum512's first 32 bytes, as zeebo's Sum256 is its
+// Sum512's.
+func zeeboSum256(b []byte) [32]byte {
+	s := zeeboSum512(b)
+	return [32]byte(s[:32])
+}
+
 // lukeSum256 is lukeSum512's first 32 bytes, as lukechampine.com/blake3's
 // Sum256 is its Sum512's.
 func lukeSum256(b []byte) (out [32]byte) {
