@@ -604,3 +604,28 @@ func BenchmarkZeeboSum(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTreeSum is the Go path's candidates for a one-shot hash longer
+// than a group: zeebo (zeeboSum256, as the dispatch calls it) against
+// treeSum256, lukechampine's compression of 16 chunks side by side in a
+// goTree (bigByTree), and lukechampine's own Sum256, which allocates its
+// hasher. The 16 MiB input is not in the cache.
+func BenchmarkTreeSum(b *testing.B) {
+	data := vectorInput(16 << 20)
+	for _, n := range []int{8 << 10, 16<<10 + 64, 64 << 10, 256 << 10, 1 << 20, 16 << 20} {
+		for _, im := range []struct {
+			name string
+			sum  func([]byte) [32]byte
+		}{{"zeebo", zeeboSum256}, {"tree", treeSum256}, {"lukechampine", luke.Sum256}} {
+			b.Run("size="+sizeName(n)+"/impl="+im.name, func(b *testing.B) {
+				b.SetBytes(int64(n))
+				b.ReportAllocs()
+				var s [32]byte
+				for b.Loop() {
+					s = im.sum(data[:n])
+				}
+				_ = s
+			})
+		}
+	}
+}

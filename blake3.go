@@ -58,6 +58,8 @@ func Sum256(data []byte) [32]byte {
 		return lukeSum256(data)
 	case implZeebo:
 		return zeeboSum256(data)
+	case implTree:
+		return treeSum256(data)
 	}
 	sum := sumNative(data, 32)
 	return [32]byte(sum[:32])
@@ -70,6 +72,8 @@ func Sum512(data []byte) [64]byte {
 		return lukeSum512(data)
 	case implZeebo:
 		return zeeboSum512(data)
+	case implTree:
+		return treeSum512(data)
 	}
 	return sumNative(data, 64)
 }

@@ -22,6 +22,7 @@ const (
 	implNative impl = iota // the library, one crossing
 	implZeebo              // github.com/zeebo/blake3
 	implLuke               // lukechampine.com/blake3 (one chunk at most)
+	implTree               // lukechampine.com/blake3/guts in a goTree (above planMax, the Go path)
 )
 
 // The rule.
@@ -37,7 +38,9 @@ const (
 // one-shot goes through its streaming hasher there, several times slower:
 // it is not a candidate), and the crate's cost is not monotonic in the
 // number of chunks. From planMax up, the library's SIMD over four chunks
-// or more wins wherever it is loaded. Up to one block, zeebo and
+// or more wins wherever it is loaded; on the Go path, zeebo takes those
+// sizes, or, above a group of 16 chunks, lukechampine's SIMD over a group
+// where it is measured faster (bigByTree). Up to one block, zeebo and
 // lukechampine are within a few percent of each other, and which leads
 // there can depend on the caller's stack alignment (zeebo's assembly works
 // on a hasher on the stack: the same measurement in two goroutines of one
@@ -81,8 +84,11 @@ func implFor(n int) impl {
 		p = planNow.Load()
 	}
 	if n > planMax {
-		if lib != nil {
+		switch {
+		case lib != nil:
 			return implNative
+		case n > groupLen && bigByTree.Load():
+			return implTree
 		}
 		return implZeebo
 	}
@@ -100,6 +106,7 @@ func startDispatch(l *ffi.Symbols) {
 		m := measurePlan(l, p)
 		if planNow.CompareAndSwap(&p, &m) { // not replaced since
 			blocksByLuke.Store(measureBlocks())
+			bigByTree.Store(l == nil && measureTree())
 		}
 	}(planDone)
 }
@@ -221,6 +228,8 @@ func timeOneShot(l *ffi.Symbols, c impl, in []byte) float64 {
 				out = zeeboSum256(in)
 			case implLuke:
 				out = lukeSum256(in)
+			case implTree:
+				out = treeSum256(in)
 			default:
 				l.Hash(in, out[:])
 			}
@@ -249,7 +258,7 @@ func interpolate(sizes []int, best [][]float64, c impl, n int) float64 {
 }
 
 func (i impl) String() string {
-	return [...]string{implNative: "native", implZeebo: "zeebo", implLuke: "lukechampine"}[i]
+	return [...]string{implNative: "native", implZeebo: "zeebo", implLuke: "lukechampine", implTree: "lukechampine-tree"}[i]
 }
 
 // String writes the plan as runs of size classes: "0-1024B:lukechampine ...".
@@ -318,4 +327,46 @@ func timeBlocks(luke bool, n guts.Node) float64 {
 	start := time.Now()
 	blocks(reps)
 	return float64(time.Since(start).Nanoseconds()) / reps
+}
+
+// bigByTree reports whether, on the Go path, a one-shot hash longer than a
+// group of guts.MaxSIMD chunks goes to treeSum512, lukechampine's
+// compression of 16 chunks side by side (AVX-512) in a goTree, rather than
+// to zeebo, whose assembly hashes 8 chunks side by side (AVX2): false
+// (zeebo's) until measureTree has timed both on this machine, and always
+// where the library is loaded, which hashes those sizes. Where
+// lukechampine has only AVX2, or no assembly, the two are alike or zeebo
+// is faster; the measurement decides. lukechampine's own Sum256 is
+// no candidate: it allocates its hasher for every input longer than a
+// chunk (BenchmarkTreeSum, docs/dispatch.md).
+var bigByTree atomic.Bool
+
+// treeSizes are the sizes measureTree times: a group and four.
+var treeSizes = [...]int{groupLen + 64, 4 * groupLen}
+
+// measureTree times zeebo and treeSum256 at treeSizes side by side, as
+// measurePlan times the one-shot hashes, and reports whether treeSum256 is
+// clearly faster (planMargin) at each.
+func measureTree() bool {
+	buf := make([]byte, treeSizes[len(treeSizes)-1]+4096)
+	for i := range buf {
+		buf[i] = byte(i)
+	}
+	cands := [2]impl{implZeebo, implTree}
+	for _, n := range treeSizes {
+		best := [2]float64{-1, -1}
+		for r := range planRounds {
+			at := planAt(r)
+			for k := range 2 {
+				c := (k + r) % 2
+				if t := timeOneShot(nil, cands[c], buf[at:at+n]); best[c] < 0 || t < best[c] {
+					best[c] = t
+				}
+			}
+		}
+		if best[1] > best[0]*planMargin {
+			return false
+		}
+	}
+	return true
 }

@@ -138,6 +138,50 @@ func TestDispatchZeeboSum(t *testing.T) {
 	}
 }
 
+// TestDispatchTreeSum: treeSum512 and treeSum256, which the dispatch calls
+// for lukechampine-tree, are zeebo's Sum512 and Sum256 at every length,
+// across the groups' edges; and on the Go path Sum256 and Sum512 take them
+// above a group where bigByTree is set, and zeebo where it is not.
+func TestDispatchTreeSum(t *testing.T) {
+	in := vectorInput(5*groupLen + 3*chunkLen + 1)
+	lens := []int{groupLen - 1, groupLen, groupLen + 1, 2 * groupLen, 4 * groupLen, 4*groupLen + chunkLen, len(in)}
+	for n := 0; n <= len(in); n += 1 + n/chunkLen*509 {
+		lens = append(lens, n)
+	}
+	for _, n := range lens {
+		if got, want := treeSum512(in[:n]), zeebo.Sum512(in[:n]); got != want {
+			t.Fatalf("%d bytes: treeSum512 %x, zeebo %x", n, got[:8], want[:8])
+		}
+		if got, want := treeSum256(in[:n]), zeebo.Sum256(in[:n]); got != want {
+			t.Fatalf("%d bytes: treeSum256 %x, zeebo %x", n, got[:8], want[:8])
+		}
+	}
+	waitPlan()
+	withGoBackend(func() {
+		waitPlan() // which sets bigByTree
+		saved := bigByTree.Load()
+		defer bigByTree.Store(saved)
+		for _, tree := range []bool{false, true} {
+			bigByTree.Store(tree)
+			for _, n := range []int{planMax + 1, groupLen, groupLen + 1, 3*groupLen + 7} {
+				want := implZeebo
+				if tree && n > groupLen {
+					want = implTree
+				}
+				if got := implFor(n); got != want {
+					t.Fatalf("bigByTree %v, %d bytes: %s, want %s", tree, n, got, want)
+				}
+				if got, want := Sum256(in[:n]), zeebo.Sum256(in[:n]); got != want {
+					t.Fatalf("bigByTree %v, %d bytes: Sum256 %x, zeebo %x", tree, n, got[:8], want[:8])
+				}
+				if got, want := Sum512(in[:n]), zeebo.Sum512(in[:n]); got != want {
+					t.Fatalf("bigByTree %v, %d bytes: Sum512 %x, zeebo %x", tree, n, got[:8], want[:8])
+				}
+			}
+		}
+	})
+}
+
 // TestDispatchMeasuredPlan: the measured plan only ever picks a candidate
 // for its size: lukechampine up to a chunk, the library only when loaded.
 func TestDispatchMeasuredPlan(t *testing.T) {
