@@ -22,7 +22,7 @@ const (
 	implNative impl = iota // the library, one crossing
 	implZeebo              // github.com/zeebo/blake3
 	implLuke               // lukechampine.com/blake3 (one chunk at most)
-	implTree               // lukechampine.com/blake3/guts in a goTree (above planMax, the Go path)
+	implTree               // lukechampine.com/blake3/guts in a goTree (above a chunk, on the Go path)
 )
 
 // The rule.
@@ -38,9 +38,12 @@ const (
 // one-shot goes through its streaming hasher there, several times slower:
 // it is not a candidate), and the crate's cost is not monotonic in the
 // number of chunks. From planMax up, the library's SIMD over four chunks
-// or more wins wherever it is loaded; on the Go path, zeebo takes those
-// sizes, or, above a group of 16 chunks, lukechampine's SIMD over a group
-// where it is measured faster (bigByTree). Up to one block, zeebo and
+// or more wins wherever it is loaded. On the Go path, from two chunks up,
+// lukechampine's SIMD over the chunks in a goTree (treeSum512, without its
+// own one-shot's allocation) competes with zeebo's AVX2: a candidate of the
+// plan up to planMax, and above a group of 16 chunks where measureTree
+// finds it faster (bigByTree); zeebo takes the sizes between (one pass of
+// 16 lanes for fewer chunks lost to zeebo's 8). Up to one block, zeebo and
 // lukechampine are within a few percent of each other, and which leads
 // there can depend on the caller's stack alignment (zeebo's assembly works
 // on a hasher on the stack: the same measurement in two goroutines of one
@@ -150,6 +153,8 @@ func measurePlan(l *ffi.Symbols, def plan) plan {
 	cands := []impl{implZeebo, implLuke}
 	if l != nil {
 		cands = append(cands, implNative)
+	} else {
+		cands = append(cands, implTree)
 	}
 	buf := make([]byte, planMax+4096)
 	for i := range buf {
@@ -179,13 +184,13 @@ const planStride = 9 * 64
 func choosePlan(def plan, cands []impl, timeOf func(c impl, n, round int) float64) plan {
 	best := make([][]float64, len(planSizes)) // ns per hash, [size][impl]
 	for i := range best {
-		best[i] = []float64{-1, -1, -1}
+		best[i] = []float64{-1, -1, -1, -1}
 	}
 	for r := range planRounds {
 		for i, n := range planSizes {
 			for k := range cands {
 				c := cands[(k+r)%len(cands)] // rotate the order each round
-				if c == implLuke && n > chunkLen {
+				if c == implLuke && n > chunkLen || c == implTree && n <= chunkLen {
 					continue
 				}
 				if t := timeOf(c, n, r); best[i][c] < 0 || t < best[i][c] {

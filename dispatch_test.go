@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/purego-blake3/blake3/internal/ffi"
 	zeebo "github.com/zeebo/blake3"
 	"golang.org/x/sys/cpu"
 	luke "lukechampine.com/blake3"
@@ -20,13 +22,16 @@ import (
 // hash_many hashes in more than one pass.
 var dispatchSizes = []int{0, 64, 128, 256, 512, 1024, 1536, 2048, 2560, 3072, 3584, 4096, 5 << 10, 7 << 10, 8 << 10, 15 << 10, 16 << 10, 32 << 10, 64 << 10}
 
+// dispatchImpl is a one-shot hash to time, by name.
+type dispatchImpl struct {
+	name string
+	sum  func([]byte) [32]byte
+}
+
 // dispatchImpls are what BenchmarkDispatch and TestDispatchTable time:
 // this package's Sum256 and the three it chooses from, the library
 // through one crossing.
-var dispatchImpls = []struct {
-	name string
-	sum  func([]byte) [32]byte
-}{{"auto", Sum256}, {"native", nativeOneShot}, {"zeebo", zeebo.Sum256}, {"lukechampine", luke.Sum256}}
+var dispatchImpls = []dispatchImpl{{"auto", Sum256}, {"native", nativeOneShot}, {"zeebo", zeebo.Sum256}, {"lukechampine", luke.Sum256}}
 
 // waitPlan waits for the measurement of the plan to end.
 func waitPlan() {
@@ -68,7 +73,7 @@ func TestDispatchEveryImpl(t *testing.T) {
 	saved := planNow.Load()
 	defer planNow.Store(saved)
 	in := vectorInput(planMax + 1)
-	impls := []impl{implZeebo, implLuke}
+	impls := []impl{implZeebo, implLuke, implTree}
 	if lib != nil {
 		impls = append(impls, implNative)
 	}
@@ -183,15 +188,22 @@ func TestDispatchTreeSum(t *testing.T) {
 }
 
 // TestDispatchMeasuredPlan: the measured plan only ever picks a candidate
-// for its size: lukechampine up to a chunk, the library only when loaded.
+// for its size: lukechampine up to a chunk, its tree above a chunk on the
+// Go path, the library only when loaded; on either backend.
 func TestDispatchMeasuredPlan(t *testing.T) {
-	p := measurePlan(lib, defaultPlan(lib != nil, "amd64", true))
-	for c, im := range p {
-		if im == implLuke && c*64 > chunkLen || im == implNative && lib == nil {
-			t.Errorf("class %d (up to %d bytes): %v", c, c*64, im)
+	check := func(l *ffi.Symbols) {
+		p := measurePlan(l, defaultPlan(l != nil, "amd64", true))
+		for c, im := range p {
+			if im == implLuke && c*64 > chunkLen || im == implTree && (c*64 <= chunkLen || l != nil) || im == implNative && l == nil {
+				t.Errorf("library %v, class %d (up to %d bytes): %v", l != nil, c, c*64, im)
+			}
 		}
+		t.Logf("plan measured here, library %v: %s", l != nil, &p)
 	}
-	t.Logf("plan measured here: %s", &p)
+	check(lib)
+	if lib != nil {
+		check(nil)
+	}
 }
 
 // TestDispatchInterpolate: costs are linear between measured sizes, exact
@@ -355,10 +367,32 @@ const dispatchEnv = "BLAKE3_MEASURE_DISPATCH"
 func TestDispatchTable(t *testing.T) {
 	measuring(t, dispatchEnv, "nothing to compare the Go packages with")
 	waitPlan()
-	defer oneCore()()
-	impls := dispatchImpls
-	buf := vectorInput(16 << 20)
 	fmt.Printf("plan: %s\n", planNow.Load())
+	timeDispatch(t, "dispatch", dispatchImpls)
+}
+
+// TestDispatchTableGo is TestDispatchTable on the Go path, forced: this
+// package's Sum256 there (its Go plan, and above 4 KiB zeebo or
+// lukechampine's tree, as bigByTree says) against zeebo's and
+// lukechampine's, for the table of the Go path that
+// scripts/dispatch-check.sh prints after the native one. It runs with or
+// without the library.
+func TestDispatchTableGo(t *testing.T) {
+	if os.Getenv(dispatchEnv) == "" {
+		t.Skip("a measurement: scripts/dispatch-check.sh runs it (" + dispatchEnv + "=1)")
+	}
+	withGoBackend(func() {
+		waitPlan()
+		fmt.Printf("plan-go: %s, above 4096B: %s\n", planNow.Load(), implFor(groupLen+1))
+		timeDispatch(t, "dispatch-go", []dispatchImpl{{"auto", Sum256}, {"zeebo", zeebo.Sum256}, {"lukechampine", luke.Sum256}})
+	})
+}
+
+// timeDispatch times impls side by side, the first being this package's
+// Sum256, and prints a line per size, which starts with label.
+func timeDispatch(t *testing.T, label string, impls []dispatchImpl) {
+	defer oneCore()()
+	buf := vectorInput(16 << 20)
 	var sink byte
 	for _, n := range append(slices.Clone(dispatchSizes), 1<<20, 16<<20) {
 		in := buf[:n]
@@ -383,7 +417,7 @@ func TestDispatchTable(t *testing.T) {
 				times[k] = append(times[k], float64(time.Since(t0).Nanoseconds())/float64(per))
 			}
 		}
-		fmt.Printf("dispatch: size=%s", sizeName(n))
+		fmt.Printf("%s: size=%s", label, sizeName(n))
 		for k, im := range impls {
 			fmt.Printf(" %s=%.1f", im.name, median(times[k]))
 		}

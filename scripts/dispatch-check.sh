@@ -10,7 +10,10 @@
 # processes of the ratio of this package's speed to the fastest Go
 # package's and to the fastest of all three, each process's ratio taken
 # from its own times (1.00 = as fast; above, faster); and the lowest ratio
-# to the fastest of all that one process measured (its plan's worst).
+# to the fastest of all that one process measured (its plan's worst). Then
+# the same table for the Go path, forced in the same processes
+# (TestDispatchTableGo: its own plan, and zeebo or lukechampine's tree
+# above 4 KiB), against zeebo and lukechampine.
 # Then the spread of 30 plans measured in one process (TestPlanSpread).
 # Then, from 64 B to 64 KiB, where the native path's time goes
 # (TestCrossingCost, needs a C compiler): the library looped in C inside
@@ -26,22 +29,25 @@ trap 'rm -f "$out"' EXIT
 go test -c -o "$out.test" . >/dev/null
 trap 'rm -f "$out" "$out.test"' EXIT
 for r in $(seq "$procs"); do
-	BLAKE3_MEASURE_DISPATCH=1 "$out.test" -test.run '^TestDispatchTable$' -test.count 1 -test.v >>"$out" 2>&1 || { cat "$out" >&2; exit 1; }
+	BLAKE3_MEASURE_DISPATCH=1 "$out.test" -test.run '^TestDispatchTable(Go)?$' -test.count 1 -test.v >>"$out" 2>&1 || { cat "$out" >&2; exit 1; }
 done
 grep -o '^plan: .*' "$out" | sort | uniq -c | sed 's/^ *\([0-9]*\) /\1x /' | grep . || grep -m1 -A1 -e '--- SKIP' "$out" || echo "plan: (not reported)"
 echo "machine: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores, $(go env GOOS)/$(go env GOARCH); one thread; $procs processes, medians"
-awk '
+# table PREFIX makes the table of the lines "PREFIX: size=...": without a
+# native column where the lines have none (the Go path's).
+table() { awk -v prefix="$1" '
 function median(s,   a, n, i, j, t) {
 	n = split(s, a, " ")
 	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
 function bytes(s) { return s ~ /MiB$/ ? substr(s, 1, length(s) - 3) * 1048576 : s ~ /KiB$/ ? substr(s, 1, length(s) - 3) * 1024 : substr(s, 1, length(s) - 1) + 0 }
-/^dispatch: size=/ {
+$1 == prefix ":" && $2 ~ /^size=/ {
 	size = substr($2, 6); sizes[size] = bytes(size)
 	for (i = 3; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2]; t[size, kv[1]] = t[size, kv[1]] " " kv[2] }
+	if ("native" in v) has_native = 1
 	g = v["zeebo"] + 0 < v["lukechampine"] + 0 ? v["zeebo"] : v["lukechampine"]
-	f = g + 0 < v["native"] + 0 ? g : v["native"]
+	f = !("native" in v) || g + 0 < v["native"] + 0 ? g : v["native"]
 	r = f / v["auto"]
 	rg[size] = rg[size] " " g / v["auto"]; rall[size] = rall[size] " " r
 	if (!(size in low) || r < low[size]) low[size] = r
@@ -49,16 +55,29 @@ function bytes(s) { return s ~ /MiB$/ ? substr(s, 1, length(s) - 3) * 1048576 : 
 END {
 	n = 0
 	for (s in sizes) order[++n] = s
-	if (n == 0) { print "(TestDispatchTable printed no times)"; exit }
+	if (n == 0) { print "(no times printed as " prefix ")"; exit }
 	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (sizes[order[j]] < sizes[order[i]]) { x = order[i]; order[i] = order[j]; order[j] = x }
-	printf "| size | zeebo ns | lukechampine ns | native ns | this package ns | vs fastest Go | vs fastest of all | lowest of one process |\n"
-	printf "|---|---:|---:|---:|---:|---:|---:|---:|\n"
+	if (has_native) {
+		printf "| size | zeebo ns | lukechampine ns | native ns | this package ns | vs fastest Go | vs fastest of all | lowest of one process |\n"
+		printf "|---|---:|---:|---:|---:|---:|---:|---:|\n"
+	} else {
+		printf "| size | zeebo ns | lukechampine ns | this package ns | vs fastest Go | lowest of one process |\n"
+		printf "|---|---:|---:|---:|---:|---:|\n"
+	}
 	for (i = 1; i <= n; i++) {
 		s = order[i]
 		z = median(t[s, "zeebo"]); l = median(t[s, "lukechampine"]); nt = median(t[s, "native"]); a = median(t[s, "auto"])
-		printf "| %s | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f |\n", s, z, l, nt, a, median(rg[s]), median(rall[s]), low[s]
+		if (has_native)
+			printf "| %s | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f |\n", s, z, l, nt, a, median(rg[s]), median(rall[s]), low[s]
+		else
+			printf "| %s | %.0f | %.0f | %.0f | %.2f | %.2f |\n", s, z, l, a, median(rg[s]), low[s]
 	}
-}' "$out"
+}' "$out"; }
+table dispatch
+echo
+echo "The Go path (BLAKE3_BACKEND=go, forced in the same processes): this package's Sum256 against the Go packages"
+grep -o '^plan-go: .*' "$out" | sort | uniq -c | sed 's/^ *\([0-9]*\) /\1x /' | grep . || echo "plan-go: (not reported)"
+table dispatch-go
 echo
 echo "The plan measured 30 times in one process, as each process measures it once at its first use: how far apart two processes' plans can be"
 BLAKE3_MEASURE_PLAN=1 "$out.test" -test.run '^TestPlanSpread$' -test.count 1 -test.v >"$out" 2>&1 || { cat "$out" >&2; exit 1; }
