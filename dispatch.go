@@ -109,7 +109,10 @@ func startDispatch(l *ffi.Symbols) {
 		m := measurePlan(l, p)
 		if planNow.CompareAndSwap(&p, &m) { // not replaced since
 			blocksByLuke.Store(measureBlocks())
-			bigByTree.Store(l == nil && measureTree())
+			tree := l == nil && measureTree()
+			if planNow.Load() == &m { // still not replaced (tests switch backends)
+				bigByTree.Store(tree)
+			}
 		}
 	}(planDone)
 }
@@ -351,20 +354,35 @@ var treeSizes = [...]int{groupLen + 64, 4 * groupLen}
 
 // measureTree times zeebo and treeSum256 at treeSizes side by side, as
 // measurePlan times the one-shot hashes, and reports whether treeSum256 is
-// clearly faster (planMargin) at each.
+// clearly faster at each (chooseTree). It took about 2.4 ms on one AVX-512
+// host (docs/dispatch.md).
 func measureTree() bool {
 	buf := make([]byte, treeSizes[len(treeSizes)-1]+4096)
 	for i := range buf {
 		buf[i] = byte(i)
 	}
+	return chooseTree(func(c impl, n, round int) float64 {
+		at := planAt(round)
+		return treeClock(c, buf[at:at+n])
+	})
+}
+
+// treeClock is measureTree's clock: one timing of c hashing in, in ns.
+// Tests replace it with made-up timings.
+var treeClock = func(c impl, in []byte) float64 { return timeOneShot(nil, c, in) }
+
+// chooseTree is measureTree with the clock given, timeOf(c, n, round)
+// being one timing of zeebo or the tree at n bytes in a round: whether the
+// tree's best time is at most planMargin of zeebo's at every one of
+// treeSizes, the two taking turns first in each round.
+func chooseTree(timeOf func(c impl, n, round int) float64) bool {
 	cands := [2]impl{implZeebo, implTree}
 	for _, n := range treeSizes {
 		best := [2]float64{-1, -1}
 		for r := range planRounds {
-			at := planAt(r)
 			for k := range 2 {
 				c := (k + r) % 2
-				if t := timeOneShot(nil, cands[c], buf[at:at+n]); best[c] < 0 || t < best[c] {
+				if t := timeOf(cands[c], n, r); best[c] < 0 || t < best[c] {
 					best[c] = t
 				}
 			}

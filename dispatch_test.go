@@ -129,11 +129,16 @@ func TestDispatchLukeOneChunk(t *testing.T) {
 }
 
 // TestDispatchZeeboSum: zeeboSum512 and zeeboSum256, which the dispatch
-// calls for zeebo, are zeebo's Sum512 and Sum256 at every length, across
-// its 8 KiB batches too.
+// calls for zeebo, are zeebo's Sum512 and Sum256: at every length up to
+// two chunks, at the edges of zeebo's 8 KiB batches, and at lengths
+// between.
 func TestDispatchZeeboSum(t *testing.T) {
 	in := vectorInput(17*chunkLen + 1)
-	for n := 0; n <= len(in); n += 1 + n/chunkLen*251 {
+	lens := []int{8191, 8192, 8193, 16383, 16384, 16385, len(in)}
+	for n := 0; n <= len(in); n += 1 + n/(2*chunkLen)*251 {
+		lens = append(lens, n)
+	}
+	for _, n := range lens {
 		if got, want := zeeboSum512(in[:n]), zeebo.Sum512(in[:n]); got != want {
 			t.Fatalf("%d bytes: zeeboSum512 %x, zeebo %x", n, got[:8], want[:8])
 		}
@@ -144,13 +149,20 @@ func TestDispatchZeeboSum(t *testing.T) {
 }
 
 // TestDispatchTreeSum: treeSum512 and treeSum256, which the dispatch calls
-// for lukechampine-tree, are zeebo's Sum512 and Sum256 at every length,
-// across the groups' edges; and on the Go path Sum256 and Sum512 take them
-// above a group where bigByTree is set, and zeebo where it is not.
+// for lukechampine-tree, are zeebo's Sum512 and Sum256: at every length up
+// to two chunks, around each of the first five groups' ends (a byte and a
+// chunk either side), and at lengths between; and on the Go path Sum256
+// and Sum512 take them above a group where bigByTree is set, and zeebo
+// where it is not.
 func TestDispatchTreeSum(t *testing.T) {
 	in := vectorInput(5*groupLen + 3*chunkLen + 1)
-	lens := []int{groupLen - 1, groupLen, groupLen + 1, 2 * groupLen, 4 * groupLen, 4*groupLen + chunkLen, len(in)}
-	for n := 0; n <= len(in); n += 1 + n/chunkLen*509 {
+	lens := []int{len(in)}
+	for g := 1; g <= 5; g++ {
+		for _, d := range []int{-chunkLen - 1, -chunkLen, -chunkLen + 1, -1, 0, 1, chunkLen - 1, chunkLen, chunkLen + 1} {
+			lens = append(lens, g*groupLen+d)
+		}
+	}
+	for n := 0; n <= len(in); n += 1 + n/(2*chunkLen)*509 {
 		lens = append(lens, n)
 	}
 	for _, n := range lens {
@@ -185,6 +197,69 @@ func TestDispatchTreeSum(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestDispatchChooseTree: the tree replaces zeebo above a group only where
+// its best time is clearly the lower (planMargin) at every size measured,
+// on made-up timings.
+func TestDispatchChooseTree(t *testing.T) {
+	for _, c := range []struct {
+		ratio [len(treeSizes)]float64 // the tree's time over zeebo's, at each size
+		slow  int                     // a round in which the tree's timing is 10 times as long
+		want  bool
+	}{
+		{[len(treeSizes)]float64{0.8, 0.8}, -1, true},
+		{[len(treeSizes)]float64{0.8, 0.8}, planRounds - 1, true}, // best times: noise only adds
+		{[len(treeSizes)]float64{0.96, 0.96}, -1, true},
+		{[len(treeSizes)]float64{0.98, 0.8}, -1, false},
+		{[len(treeSizes)]float64{0.8, 0.98}, -1, false},
+		{[len(treeSizes)]float64{1.2, 1.2}, -1, false},
+	} {
+		got := chooseTree(func(im impl, n, round int) float64 {
+			i := slices.Index(treeSizes[:], n)
+			switch {
+			case i < 0:
+				t.Fatalf("timed at %d bytes, not one of %v", n, treeSizes)
+			case im == implZeebo:
+				return 1000
+			case im != implTree:
+				t.Fatalf("timed %s", im)
+			case round == c.slow:
+				return 10000
+			}
+			return 1000 * c.ratio[i]
+		})
+		if got != c.want {
+			t.Errorf("tree at %v of zeebo's time (slow round %d): chose the tree %v, want %v", c.ratio, c.slow, got, c.want)
+		}
+	}
+}
+
+// TestDispatchTreeWiring: the measurement that startDispatch starts sets
+// bigByTree from what measureTree finds on the Go path, and clears it
+// where the library is loaded, whatever the tree's timings (made up here).
+func TestDispatchTreeWiring(t *testing.T) {
+	waitPlan()
+	saved, savedClock := bigByTree.Load(), treeClock
+	defer func() { bigByTree.Store(saved); treeClock = savedClock }()
+	for _, fast := range []bool{true, false, true} {
+		treeClock = func(c impl, in []byte) float64 {
+			if c == implTree == fast {
+				return 1
+			}
+			return 100
+		}
+		withGoBackend(func() {
+			waitPlan()
+			if got := bigByTree.Load(); got != fast {
+				t.Errorf("Go path, the tree measured faster %v: bigByTree %v", fast, got)
+			}
+		})
+		waitPlan() // the backend restored
+		if lib != nil && bigByTree.Load() {
+			t.Errorf("native path, the tree measured faster %v: bigByTree set", fast)
+		}
+	}
 }
 
 // TestDispatchMeasuredPlan: the measured plan only ever picks a candidate
