@@ -128,6 +128,7 @@ func benchStream(b *testing.B, total int, pieces []int, sumEach bool) {
 	}{
 		{"auto", func() streamHash { return New() }, noSetup},
 		{"auto-1core", func() streamHash { return New() }, oneCore},
+		{"go", func() streamHash { return New() }, goForced},
 		{"zeebo", func() streamHash { return zeebo.New() }, noSetup},
 		{"lukechampine", func() streamHash { return luke.New(32, nil) }, noSetup},
 	}
