@@ -1568,3 +1568,54 @@ func aheadHeld(h *Hasher) bool {
 	return h.live && h.ahead != nil && len(p) > 0 && len(p)%chunkLen == 0 &&
 		h.ahead.Offset/chunkLen+h.ahead.Chunks == h.t.Chunks+uint64(len(p)/chunkLen)
 }
+
+// TestSumTailInGo: a Sum or a Digest after each write of a stream, with a
+// part of a chunk after the library's tree, gives zeebo's output whether
+// the plan computes that root in Go (tailRoot) or in the library, in every
+// mode, on the native path.
+func TestSumTailInGo(t *testing.T) {
+	if !nativeActive(t) {
+		t.Skip("no native library: the tail goes to Go only after the library's tree")
+	}
+	waitPlan()
+	saved := planNow.Load()
+	defer planNow.Store(saved)
+	in := vectorInput(3*bufSize + 3*chunkLen + 7)
+	for _, im := range []impl{implLuke, implNative} {
+		planNow.Store(planAll(im))
+		for _, m := range marshalModes {
+			for _, piece := range []int{1, 64, 100, 1000} {
+				h, z := m.new(), m.ref()
+				tailsInGo := 0
+				for off, step := 0, 0; off < len(in); off, step = off+piece, step+1 {
+					if piece == 1 && off > 5*chunkLen+70 {
+						break // every length through five chunks
+					}
+					p := in[off:min(off+piece, len(in))]
+					_, _ = h.Write(p)
+					_, _ = z.Write(p)
+					if h.t != nil && tailInGo(h.t, h.pending()) {
+						tailsInGo++
+					}
+					if got, want := h.Sum(nil), z.Sum(nil); !bytes.Equal(got, want) {
+						t.Fatalf("plan %s, %s, pieces of %d, %d bytes: Sum %x, zeebo %x", im, m.name, piece, off+len(p), got[:8], want[:8])
+					}
+					if step%7 == 0 {
+						got, want := make([]byte, 100), make([]byte, 100)
+						_, _ = h.Digest().Read(got)
+						_, _ = z.Digest().Read(want)
+						if !bytes.Equal(got, want) {
+							t.Fatalf("plan %s, %s, pieces of %d, %d bytes: Digest %x, zeebo %x", im, m.name, piece, off+len(p), got[:8], want[:8])
+						}
+					}
+				}
+				if im == implLuke && tailsInGo == 0 {
+					t.Errorf("plan %s, %s, pieces of %d: no root computed in Go", im, m.name, piece)
+				}
+				if im == implNative && tailsInGo != 0 {
+					t.Errorf("plan %s, %s, pieces of %d: %d roots computed in Go", im, m.name, piece, tailsInGo)
+				}
+			}
+		}
+	}
+}
