@@ -225,7 +225,7 @@ func (d *Digest) fetch(pos uint64, p []byte) {
 // a block, that is the input's length; for a parent node, a block, as
 // libOutput decides for any read of up to a block.
 func (d *Digest) first(p []byte) {
-	if implFor(int(d.node.BlockLen)) != implNative {
+	if lib == nil || implFor(int(d.node.BlockLen)) != implNative {
 		goXOF(&d.node, 0, p)
 		return
 	}

@@ -980,3 +980,25 @@ func TestAllocationsDigest(t *testing.T) {
 		}
 	})
 }
+
+// TestDigestFirstGoPath: a Go-path Digest of a block or less reads its
+// first block in Go even under a plan that names the library (which a
+// Go-path plan never does, but a test that switches backends can leave).
+func TestDigestFirstGoPath(t *testing.T) {
+	waitPlan()
+	withGoBackend(func() {
+		waitPlan()
+		saved := planNow.Load()
+		defer planNow.Store(saved)
+		planNow.Store(planAll(implNative))
+		h, z := New(), zeebo.New()
+		_, _ = h.Write([]byte("abc"))
+		_, _ = z.Write([]byte("abc"))
+		got, want := make([]byte, 32), make([]byte, 32)
+		_, _ = h.Digest().Read(got)
+		_, _ = z.Digest().Read(want)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("Digest %x, zeebo %x", got, want)
+		}
+	})
+}
