@@ -60,10 +60,6 @@ export BLAKE3_TEST_SEED=${BLAKE3_TEST_SEED:-1}
 [ -f "$MUTANTS" ] || { echo "mutate.sh: no mutants file $MUTANTS" >&2; exit 2; }
 
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/blake3-mutate.XXXXXX")
-# The tests' temporary files go in it too: a mutant's test binary that is
-# killed or crashes leaves its t.TempDir behind, to go with the rest.
-mkdir "$SCRATCH/tmp"
-export TMPDIR=$SCRATCH/tmp
 if [ "${MUTATE_IN_PLACE:-0}" = 1 ]; then
 	WORK=$ROOT
 else
