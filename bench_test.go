@@ -48,7 +48,8 @@ func capThreads(n int) func() {
 func goForced() func() {
 	prev := active
 	setBackend(goBackend("benchmark: forced"))
-	return func() { setBackend(prev) }
+	waitPlan() // the Go path's measured plan and bigByTree, as a process on it has them
+	return func() { setBackend(prev); waitPlan() }
 }
 
 func noSetup() func() { return func() {} }
@@ -260,7 +261,7 @@ func BenchmarkCrossing(b *testing.B) {
 // package on its Go path, which allocates zeebo's hasher past those 4 KiB.
 func BenchmarkNewSum(b *testing.B) {
 	waitPlan()
-	data := vectorInput(16 << 10)
+	data := vectorInput(1 << 20)
 	ours := func(p []byte, out *[32]byte) {
 		h := New()
 		_, _ = h.Write(p)
@@ -286,7 +287,7 @@ func BenchmarkNewSum(b *testing.B) {
 		}, noSetup},
 	}
 	for _, use := range []string{"interface", "concrete"} {
-		for _, n := range []int{0, 64, 1 << 10, 2 << 10, 4 << 10, 8 << 10, 16 << 10} {
+		for _, n := range []int{0, 64, 1 << 10, 2 << 10, 4 << 10, 8 << 10, 16 << 10, 64 << 10, 1 << 20} {
 			for _, im := range impls {
 				b.Run("use="+use+"/size="+sizeName(n)+"/impl="+im.name, func(b *testing.B) {
 					defer im.setup()()

@@ -2,84 +2,104 @@ package blake3
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 )
 
-// TestGoFront: on the Go path, a first write past goGather of up to 16 KiB
-// in all (goFront) keeps the chunks before the last as chaining values, the
-// last chunk and the root node. Against zeebo, in every mode, after one
-// write and after a gathered start: Sum, a Digest, a saved state (a Hasher
-// resumed from it, and written on), a Clone written on, and writes after it within
-// the last chunk (the root computed again) and past it (zeebo's hasher,
-// resumed from those values, though goGather would still gather).
+// TestGoFront: on the Go path, a first write past goGather (goFront) keeps
+// the chunks before the last as chaining values (bits 4 and up in first),
+// the last chunk and the root node, with the whole groups hashed in
+// lukechampine's tree or not (bigByTree). Against zeebo, in every mode,
+// after one write and after a gathered start: Sum, a Digest, a saved state
+// (a Hasher resumed from it, and written on), a Clone written on, and
+// writes after it within the last chunk (the root computed again) and past
+// it (zeebo's hasher, resumed from those values, though goGather would
+// still gather).
 func TestGoFront(t *testing.T) {
 	key := []byte(vectorKey)
-	in := vectorInput(40 << 10)
+	in := vectorInput(600 << 10)
 	withGoBackend(func() {
-		for _, m := range allHashModes {
-			for _, n := range []int{chunkLen + 1, 2*chunkLen - 1, firstLen + 1, 5000, 8191, 8192, 8193, 12345, 15 * chunkLen, 16<<10 - 1, 16 << 10, 16<<10 + 1} {
-				for _, head := range []int{0, 1, chunkLen, firstLen} {
-					if head >= n {
-						continue
-					}
-					h := newModeHasher(t, m, key, vectorContext)
-					_, _ = h.Write(in[:head])
-					_, _ = h.Write(in[head:n])
-					name := func() string { return m.String() + ", " + sizeName(head) + " then " + sizeName(n-head) }
-					gather := goGather(h.mode)
-					if fronted := head <= gather && n > gather && n <= 16<<10; fronted != (h.front != 0 && h.g == nil) {
-						t.Fatalf("%s: goFront %v, want %v (front %d)", name(), !fronted, fronted, h.front)
-					}
-					check := func(what string, h *Hasher, end int) {
-						t.Helper()
-						z := newRefHasher(t, m, key, vectorContext)
-						_, _ = z.Write(in[:end])
-						if got, want := h.Sum(nil), z.Sum(nil); !bytes.Equal(got, want) {
-							t.Fatalf("%s, %s: Sum %x, want %x", name(), what, got, want)
-						}
-						got, want := make([]byte, 300), make([]byte, 300)
-						_, _ = h.Digest().Read(got)
-						_, _ = z.Digest().Read(want)
-						if !bytes.Equal(got, want) {
-							t.Fatalf("%s, %s: Digest %s, want %s", name(), what, shortHex(got), shortHex(want))
-						}
-					}
-					check("as written", h, n)
-					state, err := h.MarshalBinary()
-					if err != nil {
-						t.Fatalf("%s: MarshalBinary: %v", name(), err)
-					}
-					r := new(Hasher)
-					if err := r.UnmarshalBinary(state); err != nil {
-						t.Fatalf("%s: UnmarshalBinary: %v", name(), err)
-					}
-					check("resumed", r, n)
-					_, _ = r.Write(in[n : n+3000])
-					check("resumed, written on", r, n+3000)
-					c := h.Clone()
-					_, _ = c.Write(in[n : n+100])
-					check("clone written on", c, n+100)
-					check("the original after its clone", h, n)
-					end := n
-					if room := chunkLen - (n-1)%chunkLen - 1; room > 0 {
-						_, _ = h.Write(in[end : end+room/2+1])
-						end += room/2 + 1
-						check("written within the last chunk", h, end)
-					}
-					_, _ = h.Write(in[end : end+1500])
-					check("written past the last chunk", h, end+1500)
-					_, _ = h.Write(in[end+1500 : end+6500])
-					check("written on", h, end+6500)
+		waitPlan() // which sets bigByTree
+		saved := bigByTree.Load()
+		defer bigByTree.Store(saved)
+		for _, tree := range []bool{false, true} {
+			bigByTree.Store(tree)
+			for _, m := range allHashModes {
+				for _, n := range []int{
+					chunkLen + 1, 2*chunkLen - 1, firstLen + 1, 5000, 8191, 8192, 8193, 12345, 15 * chunkLen,
+					groupLen - 1, groupLen, groupLen + 1, groupLen + chunkLen, groupLen + chunkLen + 1,
+					2*groupLen - 1, 2*groupLen + 1, 3*groupLen + 9*chunkLen + 7, 31 * groupLen, 32 * groupLen, 32*groupLen + 1,
+				} {
+					testGoFront(t, m, key, in, n, tree)
 				}
 			}
 		}
 	})
 }
 
-// TestAllocationsGoFront: on the Go path, New, a first write of 4 to 16
-// KiB and Sum, with the Hasher on the stack, allocate only the count of
-// changes (8 bytes), where zeebo's hasher (10 KiB) was allocated before
-// goFront.
+// testGoFront is TestGoFront for first writes that end at byte n.
+func testGoFront(t *testing.T, m hashMode, key, in []byte, n int, tree bool) {
+	for _, head := range []int{0, 1, chunkLen, firstLen} {
+		if head >= n {
+			continue
+		}
+		h := newModeHasher(t, m, key, vectorContext)
+		_, _ = h.Write(in[:head])
+		_, _ = h.Write(in[head:n])
+		name := func() string {
+			return fmt.Sprintf("tree %v, %s, %s then %s", tree, m, sizeName(head), sizeName(n-head))
+		}
+		gather := goGather(h.mode)
+		if fronted := head <= gather && n > gather; fronted != (h.front != 0 && h.g == nil) {
+			t.Fatalf("%s: goFront %v, want %v (front %d)", name(), !fronted, fronted, h.front)
+		}
+		check := func(what string, h *Hasher, end int) {
+			t.Helper()
+			z := newRefHasher(t, m, key, vectorContext)
+			_, _ = z.Write(in[:end])
+			if got, want := h.Sum(nil), z.Sum(nil); !bytes.Equal(got, want) {
+				t.Fatalf("%s, %s: Sum %x, want %x", name(), what, got, want)
+			}
+			got, want := make([]byte, 300), make([]byte, 300)
+			_, _ = h.Digest().Read(got)
+			_, _ = z.Digest().Read(want)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%s, %s: Digest %s, want %s", name(), what, shortHex(got), shortHex(want))
+			}
+		}
+		check("as written", h, n)
+		state, err := h.MarshalBinary()
+		if err != nil {
+			t.Fatalf("%s: MarshalBinary: %v", name(), err)
+		}
+		r := new(Hasher)
+		if err := r.UnmarshalBinary(state); err != nil {
+			t.Fatalf("%s: UnmarshalBinary: %v", name(), err)
+		}
+		check("resumed", r, n)
+		_, _ = r.Write(in[n : n+3000])
+		check("resumed, written on", r, n+3000)
+		c := h.Clone()
+		_, _ = c.Write(in[n : n+100])
+		check("clone written on", c, n+100)
+		check("the original after its clone", h, n)
+		end := n
+		if room := chunkLen - (n-1)%chunkLen - 1; room > 0 {
+			_, _ = h.Write(in[end : end+room/2+1])
+			end += room/2 + 1
+			check("written within the last chunk", h, end)
+		}
+		_, _ = h.Write(in[end : end+1500])
+		check("written past the last chunk", h, end+1500)
+		_, _ = h.Write(in[end+1500 : end+6500])
+		check("written on", h, end+6500)
+	}
+}
+
+// TestAllocationsGoFront: on the Go path, New, a first write past 4 KiB and
+// Sum, with the Hasher on the stack, allocate only the count of changes (8
+// bytes), where zeebo's hasher (10 KiB) was allocated before goFront, with
+// the whole groups hashed in lukechampine's tree or not (bigByTree).
 func TestAllocationsGoFront(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
@@ -87,16 +107,22 @@ func TestAllocationsGoFront(t *testing.T) {
 	if optimizationsOff() {
 		t.Skip("built with -N or -l: without inlining, locals escape")
 	}
-	in := vectorInput(16 << 10)
+	in := vectorInput(1 << 20)
 	var sum [32]byte
 	withGoBackend(func() {
-		for _, n := range []int{firstLen + 1, 8 << 10, 16 << 10} {
-			if a := testing.AllocsPerRun(100, func() {
-				h := New()
-				_, _ = h.Write(in[:n])
-				h.Sum(sum[:0])
-			}); a > 1 {
-				t.Errorf("%d bytes: %v allocations a hash, want at most 1", n, a)
+		waitPlan() // which sets bigByTree
+		saved := bigByTree.Load()
+		defer bigByTree.Store(saved)
+		for _, tree := range []bool{false, true} {
+			bigByTree.Store(tree)
+			for _, n := range []int{firstLen + 1, 8 << 10, 16 << 10, 16<<10 + 1, 100 << 10, 1 << 20} {
+				if a := testing.AllocsPerRun(20, func() {
+					h := New()
+					_, _ = h.Write(in[:n])
+					h.Sum(sum[:0])
+				}); a > 1 {
+					t.Errorf("tree %v, %d bytes: %v allocations a hash, want at most 1", tree, n, a)
+				}
 			}
 		}
 	})

@@ -41,8 +41,8 @@ import (
 // last chunk.
 // On the Go path, the first 4 KiB are gathered too (the first KiB in the
 // keyed modes), and hashed in one call at Sum, as Sum256 would; a first
-// write past them of up to 16 KiB in all is hashed at once, and only its
-// last chunk and what a Sum needs are kept.
+// write past them is hashed at once, with hashers on the stack, and only
+// its last chunk and what a Sum needs are kept.
 type Hasher struct {
 	mode      uint32
 	key       [32]byte // the key (keyed), or the context key (derive-key, when hasCtxKey)
@@ -77,12 +77,13 @@ type Hasher struct {
 	// them at the first need of it. Where what is gathered then is a whole
 	// chunk, last may hold its chaining value (lastOK, handFrontLast).
 	// On the Go path, front and fcv hold the chunks before the last one of
-	// a first write that took the input past goGather (goFront), and groot
-	// the root node of the input, while gnbuf is still nbuf.
+	// a first write that took the input past goGather (goFront), with the
+	// values of bits 4 and up in first (frontCV), and groot the root node
+	// of the input, while gnbuf is still nbuf.
 	g      *zeebo.Hasher
 	live   bool
 	t      *ffi.Tree
-	front  uint8
+	front  uint64
 	fcv    [4][32]byte
 	last   [32]byte
 	lastOK bool
@@ -404,7 +405,7 @@ func (h *Hasher) handFrontLast(p []byte) {
 // next.
 func (h *Hasher) holdFront(t *ffi.Tree, last bool) {
 	h.touch()
-	h.front = uint8(t.Chunks)
+	h.front = t.Chunks
 	h.fcv = [4][32]byte(t.Stack[:4])
 	h.lastOK = last
 }
@@ -417,7 +418,7 @@ func (h *Hasher) holdFront(t *ffi.Tree, last bool) {
 // it merged with the last chunk, as the library's tree_root would give them
 // from the chunk itself.
 func (h *Hasher) lastChildren() (left, right [32]byte) {
-	top := bits.Len8(h.front) - 1
+	top := bits.Len64(h.front) - 1
 	right = h.last
 	for i := range top {
 		if h.front&(1<<i) != 0 {
@@ -451,7 +452,7 @@ func (h *Hasher) lift() {
 
 // frontInto adds to t, an empty tree, the tree h holds in itself (front).
 func (h *Hasher) frontInto(t *ffi.Tree) {
-	t.Chunks = uint64(h.front)
+	t.Chunks = h.front
 	copy(t.Stack[:], h.fcv[:])
 }
 
@@ -495,36 +496,96 @@ func (h *Hasher) writeGo(p []byte) (int, error) {
 	return h.g.Write(p)
 }
 
+// treeGroups hashes a and then b, whole groups in all, from the start of an
+// input in key's mode (flags), in a goTree on its own stack (18 KiB, not on
+// Write's), and returns their count of chunks and the chaining values of
+// their subtrees, in stack (stack[i] for bit i of the count). Each group is
+// copied into the tree's buffer and hashed there, as in treeSum512.
+//
+//go:noinline
+func treeGroups(key *[8]uint32, flags uint32, a, b []byte, stack [][8]uint32) uint64 {
+	var t goTree
+	t.init(*key, flags, 0)
+	for _, p := range [2][]byte{a, b} {
+		for len(p) > 0 {
+			k := copy(t.buf[t.n:], p)
+			t.n += k
+			p = p[k:]
+			if t.n == groupLen {
+				t.hash(t.buf[:])
+				t.n = 0
+			}
+		}
+	}
+	copy(stack, t.stack[:])
+	return t.chunks
+}
+
 // goFront hashes what is gathered and then p, a first write past
-// goGather, where that is at most 16 KiB in all, in a zeebo hasher on the
-// stack (ffi.ZeeboFront), and keeps in h what Sum, Digest and a later
-// write need: the chunks before the last (front, fcv), the last chunk
-// (gathered), and the root node (groot). It reports whether it did.
-// Without it, such a write through a new Hasher that stays on the
-// caller's stack would allocate zeebo's hasher (10 KiB) there, as it did
-// before goFront: 1.1 to 3.3 times as long as zeebo's own, most of it the
-// collector's work (BenchmarkNewSum, docs/stream.md).
+// goGather, in hashers on the stack, and keeps in h what Sum, Digest and a
+// later write need: the chunks before the last (front, and the chaining
+// values of their subtrees: frontCV), the last chunk (gathered), and the
+// root node (groot). It reports whether it did. Where bigByTree found
+// lukechampine's 16 chunks side by side faster than zeebo's 8, the whole
+// groups before the input's last byte are hashed in a goTree
+// (treeGroups); the rest, or all, in a zeebo hasher (ffi.ZeeboFront): the
+// tree compresses a part of a group in as many passes of 16 chunks as it
+// has subtrees. Without goFront, such a write through a new Hasher that
+// stays on the caller's stack would allocate zeebo's hasher (10 KiB)
+// there, where zeebo's own hasher stays on the stack too, and most of the
+// difference is the collector's work (BenchmarkNewSum, docs/stream.md).
 func (h *Hasher) goFront(p []byte) bool {
-	// The last chunk is the end of p: what is gathered, at most
-	// goGather, a multiple of chunkLen, is before it.
-	last := (h.nbuf+len(p)-1)%chunkLen + 1
+	// The last chunk is the end of p: what is gathered, at most goGather,
+	// is before it.
+	n := h.nbuf + len(p)
+	last := (n-1)%chunkLen + 1
 	if !zeeboRoots || last > len(p) || h.buf != nil {
 		return false
 	}
 	key, flags := h.goModeKey()
-	chunks, stack, root, ok := ffi.ZeeboFront(&key, flags, h.pending(), p)
+	// Up to a group, the chaining values of at most 15 chunks: 4. The
+	// stack of 64 is made (and zeroed) only past a group: made for every
+	// input, it cost 2 to 3% at 8 and 16 KiB (BenchmarkNewSum, impl=go).
+	var small [4][8]uint32
+	stack := small[:]
+	var chunks uint64
+	a, b := h.pending(), p
+	if n > groupLen {
+		stack = make([][8]uint32, 64)
+		if bigByTree.Load() && ffi.ZeeboOK() {
+			groups := (n - 1) / groupLen * groupLen
+			chunks = treeGroups(&key, flags, a, b[:groups-len(a)], stack)
+			a, b = nil, b[groups-len(a):]
+		}
+	}
+	chunks, root, ok := ffi.ZeeboFront(&key, flags, chunks, stack, a, b)
 	if !ok {
 		return false
 	}
 	h.share()
 	copy(h.first[:], p[len(p)-last:])
-	h.front, h.nbuf, h.groot, h.gnbuf = uint8(chunks), last, root, last
-	for i := range stack {
-		h.fcv[i] = cvBytes(stack[i])
+	h.front, h.nbuf, h.groot, h.gnbuf = chunks, last, root, last
+	for rest := chunks; rest != 0; rest &= rest - 1 {
+		i := bits.TrailingZeros64(rest)
+		*h.frontCV(i) = cvBytes(stack[i])
 	}
 	h.setLim()
 	return true
 }
+
+// frontCV is the chaining value of the subtree of bit i of front: in fcv for
+// bits 0 to 3, and for those above them, which only goFront sets, in first
+// after the last chunk, which is all that h gathers while front is not 0
+// (writeGo). first holds the 60 of them: the constant below fails to
+// compile where it cannot.
+func (h *Hasher) frontCV(i int) *[32]byte {
+	if i < len(h.fcv) {
+		return &h.fcv[i]
+	}
+	return (*[32]byte)(h.first[chunkLen+32*(i-len(h.fcv)):])
+}
+
+const _ = uint(firstLen - chunkLen - (64-len(Hasher{}.fcv))*32)
 
 // spillGo gives a Go-path hasher zeebo's hasher, with the input gathered
 // so far, and the chunks goFront hashed before it.
@@ -535,9 +596,10 @@ func (h *Hasher) spillGo() {
 	h.share()
 	if h.front != 0 {
 		key, flags := h.goModeKey()
-		s := ffi.ZeeboState{Key: key, Flags: flags, Chunks: uint64(h.front), Tail: h.pending()}
-		for i := range h.fcv {
-			s.Stack[i] = cvWords(&h.fcv[i])
+		s := ffi.ZeeboState{Key: key, Flags: flags, Chunks: h.front, Tail: h.pending()}
+		for rest := h.front; rest != 0; rest &= rest - 1 {
+			i := bits.TrailingZeros64(rest)
+			s.Stack[i] = cvWords(h.frontCV(i))
 		}
 		h.g, h.front = ffi.ZeeboImport(&s), 0
 	} else {
@@ -1120,9 +1182,9 @@ func (h *Hasher) goRoot() guts.Node {
 		return h.groot
 	}
 	key, flags := h.goModeKey()
-	n := guts.CompressChunk(h.pending(), &key, uint64(h.front), flags)
+	n := guts.CompressChunk(h.pending(), &key, h.front, flags)
 	for rest := h.front; rest != 0; rest &= rest - 1 {
-		n = guts.ParentNode(cvWords(&h.fcv[bits.TrailingZeros8(rest)]), guts.ChainingValue(n), &key, flags)
+		n = guts.ParentNode(cvWords(h.frontCV(bits.TrailingZeros64(rest))), guts.ChainingValue(n), &key, flags)
 	}
 	return n
 }

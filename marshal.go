@@ -82,7 +82,7 @@ func (h *Hasher) AppendBinary(b []byte) ([]byte, error) {
 		case h.live:
 			chunks, stack = h.t.Chunks, h.t.Stack[:]
 		case h.front != 0:
-			chunks, stack = uint64(h.front), h.fcv[:] // bits 0 to 3
+			chunks, stack = h.front, h.fcv[:] // bits 0 to 3
 		}
 		tail = h.pending()
 	case h.sub.on:
@@ -94,9 +94,16 @@ func (h *Hasher) AppendBinary(b []byte) ([]byte, error) {
 		}
 	case h.g == nil:
 		// The Go path's first input, gathered (writeGo), after the chunks
-		// goFront hashed (bits 0 to 3).
+		// goFront hashed.
 		w, _ := h.goModeKey()
-		key, chunks, stack, tail = cvBytes(w), uint64(h.front), h.fcv[:], h.pending()
+		key, chunks, stack, tail = cvBytes(w), h.front, h.fcv[:], h.pending()
+		if chunks >= 1<<len(h.fcv) {
+			stack = make([][32]byte, 64)
+			for rest := chunks; rest != 0; rest &= rest - 1 {
+				i := bits.TrailingZeros64(rest)
+				stack[i] = *h.frontCV(i)
+			}
+		}
 	default:
 		if !ffi.ZeeboOK() {
 			return b, errors.New("blake3: cannot save a Go-path hasher with this version of github.com/zeebo/blake3")

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"io"
+	"math"
+	"math/bits"
 	"sync"
 	"unsafe"
 
@@ -108,40 +110,49 @@ func zeeboImport(s *ZeeboState) *zeebo.Hasher {
 	return h
 }
 
-// ZeeboFront hashes a and then b, more than one chunk and at most 16 in
-// all, in key's mode (flags), with a zeebo hasher on this function's stack,
-// and returns what that hasher holds once finalized: chunks, the count of
-// whole chunks before the last one (at most 15), the chaining values of
-// their subtrees, stack[i] for bit i of chunks, and the root node of the
+// ZeeboFront hashes a and then b, after chunks whole chunks of an input
+// whose subtrees' chaining values are stack[i] for each bit i of chunks (a
+// multiple of 8, zeebo's batch, below 2^len(stack)), in key's mode (flags), with a zeebo
+// hasher on this function's stack, and returns what that hasher holds
+// once finalized: the count of whole chunks before the last one, the
+// chaining values of their subtrees, in stack, and the root node of the
 // whole input. The last chunk, which the caller keeps, is the input after
-// chunks chunks. It is what ZeeboExport would give of a hasher on the
-// heap that had hashed the same, without one: zeebo's hasher is 10 KiB.
-// ok is false, with nothing hashed, unless both layouts are the ones known
-// (ZeeboOK, ZeeboDigestOK) and the input is of that length; and false,
-// the input hashed for nothing, where the finalized hasher is not in the
-// form described (its count, last chunk or stack).
+// that count of chunks. It is what ZeeboExport would give of a hasher on
+// the heap that had hashed the same, without one: zeebo's hasher is 10 KiB.
+// ok is false, with nothing hashed and stack as it was, unless both
+// layouts are the ones known (ZeeboOK, ZeeboDigestOK) and the input is
+// more than a chunk in all, with some of it in a or b; and false, the
+// input hashed for nothing, where the finalized hasher is not in the form
+// described (its count, last chunk or stack), or its count of chunks has
+// a bit past stack's end.
 //
 //go:noinline
-func ZeeboFront(key *[8]uint32, flags uint32, a, b []byte) (chunks uint64, stack [4][8]uint32, root guts.Node, ok bool) {
-	if n := len(a) + len(b); n <= 1024 || n > 16*1024 || !zeeboOK() || !zeeboDigestOK() {
-		return 0, stack, root, false
+func ZeeboFront(key *[8]uint32, flags uint32, chunks uint64, stack [][8]uint32, a, b []byte) (uint64, guts.Node, bool) {
+	n := uint64(len(a) + len(b))
+	if n == 0 || chunks%8 != 0 || chunks>>len(stack) != 0 || chunks > (math.MaxUint64-n)/1024 || chunks*1024+n <= 1024 || !zeeboOK() || !zeeboDigestOK() {
+		return 0, guts.Node{}, false
 	}
 	var z zeebo.Hasher
 	v := view(&z)
 	v.size, v.h.key, v.h.flags = 32, *key, flags // as zeebo.New, in key's mode
+	v.h.chunks, v.h.stack.occ = chunks, chunks
+	for rest := chunks; rest != 0; rest &= rest - 1 {
+		i := bits.TrailingZeros64(rest)
+		v.h.stack.stack[i] = stack[i]
+	}
 	_, _ = z.Write(a)
 	_, _ = z.Write(b)
-	root = zeeboRoot(z.Digest())
+	root := zeeboRoot(z.Digest())
+	end := chunks*1024 + n
 	chunks = v.h.chunks
-	for i := range stack {
-		if chunks&(1<<i) != 0 {
-			stack[i] = v.h.stack.stack[i]
-		}
+	if v.h.len == 0 || v.h.len > 1024 || chunks*1024+v.h.len != end || v.h.stack.occ != chunks || v.h.stack.bufn != 0 || chunks>>len(stack) != 0 {
+		return 0, root, false // not the form a finalized hasher is in, or past stack
 	}
-	if chunks >= 16 || v.h.len == 0 || v.h.len > 1024 || chunks*1024+v.h.len != uint64(len(a)+len(b)) || v.h.stack.occ != chunks || v.h.stack.bufn != 0 {
-		return 0, stack, root, false // not the form a finalized hasher is in
+	for rest := chunks; rest != 0; rest &= rest - 1 {
+		i := bits.TrailingZeros64(rest)
+		stack[i] = v.h.stack.stack[i]
 	}
-	return chunks, stack, root, true
+	return chunks, root, true
 }
 
 // ZeeboLen returns how many bytes h has hashed, and false when ZeeboOK
