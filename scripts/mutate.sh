@@ -225,8 +225,10 @@ runtests() {
 		return 3
 	fi
 	local rc=0
+	# -test.failfast: a killed mutant's tests stop at the first failure
+	# (on 40 mutants, 275 s instead of 302).
 	(cd "$WORK/$pkg" && BLAKE3_BACKEND=$BACKEND timeout -k 10 "$TIMEOUT" "$bin" \
-		-test.short -test.count=1 -test.run "$run") >>"$log" 2>&1 || rc=$?
+		-test.short -test.count=1 -test.failfast -test.run "$run") >>"$log" 2>&1 || rc=$?
 	case $rc in
 	0) return 0 ;;
 	124 | 137) return 124 ;;
@@ -301,9 +303,12 @@ BLOCKS=$SCRATCH/blocks
 mkdir -p "$BLOCKS"
 echo "mutate.sh: $(echo "$ids" | wc -l | tr -d ' ') mutants from $MUTANTS; working in $WORK; BLAKE3_BACKEND=$BACKEND; BLAKE3_TEST_SEED=$BLAKE3_TEST_SEED; ${TIMEOUT}s each; $JOBS worker(s)"
 
-# The unmutated tree must pass every test set the mutants use, in its
-# package.
-sets=$(for id in $ids; do printf '%s\t%s\n' "$(field "$id" pkg)" "${MUTATE_RUN:-$(field "$id" run)}"; done | sort -u)
+# The unmutated tree must pass every test the mutants use, in its package:
+# in one run a package, of the union of their test sets (a run of each
+# set took about 4 minutes of a full run's 40).
+sets=$(for id in $ids; do printf '%s\t%s\n' "$(field "$id" pkg)" "${MUTATE_RUN:-$(field "$id" run)}"; done | sort -u |
+	awk -F '\t' '{ if (!($1 in runs)) { order[++n] = $1; runs[$1] = $2 } else if (runs[$1] != "" && $2 != "") runs[$1] = runs[$1] "|" $2; else runs[$1] = "" }
+		END { for (i = 1; i <= n; i++) printf "%s\t%s\n", order[i], runs[order[i]] }')
 while IFS=$'\t' read -r pkg run; do
 	start=$(date +%s)
 	if ! runtests "$pkg" "$run" "$SCRATCH/baseline.log"; then
@@ -311,7 +316,7 @@ while IFS=$'\t' read -r pkg run; do
 		tail -n 30 "$SCRATCH/baseline.log" >&2
 		exit 2
 	fi
-	echo "baseline ok: $pkg -run '$run' ($(($(date +%s) - start))s)"
+	echo "baseline ok: $pkg, the union of its mutants' test sets ($(($(date +%s) - start))s)"
 done <<<"$sets"
 
 printf '\n%-4s %-20s %-6s %-9s %5s  %s\n' ID WHERE EXPECT RESULT TIME WHAT
