@@ -304,8 +304,9 @@ mkdir -p "$BLOCKS"
 echo "mutate.sh: $(echo "$ids" | wc -l | tr -d ' ') mutants from $MUTANTS; working in $WORK; BLAKE3_BACKEND=$BACKEND; BLAKE3_TEST_SEED=$BLAKE3_TEST_SEED; ${TIMEOUT}s each; $JOBS worker(s)"
 
 # The unmutated tree must pass every test the mutants use, in its package:
-# in one run a package, of the union of their test sets (a run of each
-# set took about 4 minutes of a full run's 40).
+# in one run a package, of the union of their test sets. A run of each set
+# took 73 s for the 22 sets of 40 mutants (there are 66 in all); the union
+# of those 22, 10 s.
 sets=$(for id in $ids; do printf '%s\t%s\n' "$(field "$id" pkg)" "${MUTATE_RUN:-$(field "$id" run)}"; done | sort -u |
 	awk -F '\t' '{ if (!($1 in runs)) { order[++n] = $1; runs[$1] = $2 } else if (runs[$1] != "" && $2 != "") runs[$1] = runs[$1] "|" $2; else runs[$1] = "" }
 		END { for (i = 1; i <= n; i++) printf "%s\t%s\n", order[i], runs[order[i]] }')
