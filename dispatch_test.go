@@ -174,26 +174,20 @@ func TestDispatchTreeSum(t *testing.T) {
 		}
 	}
 	waitPlan()
-	withGoBackend(func() {
-		waitPlan() // which sets bigByTree
-		saved := bigByTree.Load()
-		defer bigByTree.Store(saved)
-		for _, tree := range []bool{false, true} {
-			bigByTree.Store(tree)
-			for _, n := range []int{planMax + 1, groupLen, groupLen + 1, 3*groupLen + 7} {
-				want := implZeebo
-				if tree && n > groupLen {
-					want = implTree
-				}
-				if got := implFor(n); got != want {
-					t.Fatalf("bigByTree %v, %d bytes: %s, want %s", tree, n, got, want)
-				}
-				if got, want := Sum256(in[:n]), zeebo.Sum256(in[:n]); got != want {
-					t.Fatalf("bigByTree %v, %d bytes: Sum256 %x, zeebo %x", tree, n, got[:8], want[:8])
-				}
-				if got, want := Sum512(in[:n]), zeebo.Sum512(in[:n]); got != want {
-					t.Fatalf("bigByTree %v, %d bytes: Sum512 %x, zeebo %x", tree, n, got[:8], want[:8])
-				}
+	forEachTree(func(tree bool) {
+		for _, n := range []int{planMax + 1, groupLen, groupLen + 1, 3*groupLen + 7} {
+			want := implZeebo
+			if tree && n > groupLen {
+				want = implTree
+			}
+			if got := implFor(n); got != want {
+				t.Fatalf("bigByTree %v, %d bytes: %s, want %s", tree, n, got, want)
+			}
+			if got, want := Sum256(in[:n]), zeebo.Sum256(in[:n]); got != want {
+				t.Fatalf("bigByTree %v, %d bytes: Sum256 %x, zeebo %x", tree, n, got[:8], want[:8])
+			}
+			if got, want := Sum512(in[:n]), zeebo.Sum512(in[:n]); got != want {
+				t.Fatalf("bigByTree %v, %d bytes: Sum512 %x, zeebo %x", tree, n, got[:8], want[:8])
 			}
 		}
 	})

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"testing"
+
+	"github.com/purego-blake3/blake3/internal/ffi"
 )
 
 // TestGoFront: on the Go path, a first write past goGather (goFront) keeps
@@ -18,20 +20,14 @@ import (
 func TestGoFront(t *testing.T) {
 	key := []byte(vectorKey)
 	in := vectorInput(600 << 10)
-	withGoBackend(func() {
-		waitPlan() // which sets bigByTree
-		saved := bigByTree.Load()
-		defer bigByTree.Store(saved)
-		for _, tree := range []bool{false, true} {
-			bigByTree.Store(tree)
-			for _, m := range allHashModes {
-				for _, n := range []int{
-					chunkLen + 1, 2*chunkLen - 1, firstLen + 1, 5000, 8191, 8192, 8193, 12345, 15 * chunkLen,
-					groupLen - 1, groupLen, groupLen + 1, groupLen + chunkLen, groupLen + chunkLen + 1,
-					2*groupLen - 1, 2*groupLen + 1, 3*groupLen + 9*chunkLen + 7, 31 * groupLen, 32 * groupLen, 32*groupLen + 1,
-				} {
-					testGoFront(t, m, key, in, n, tree)
-				}
+	forEachTree(func(tree bool) {
+		for _, m := range allHashModes {
+			for _, n := range []int{
+				chunkLen + 1, 2*chunkLen - 1, firstLen + 1, 5000, 8191, 8192, 8193, 12345, 15 * chunkLen,
+				groupLen - 1, groupLen, groupLen + 1, groupLen + chunkLen, groupLen + chunkLen + 1,
+				2*groupLen - 1, 2*groupLen + 1, 3*groupLen + 9*chunkLen + 7, 31 * groupLen, 32 * groupLen, 32*groupLen + 1,
+			} {
+				testGoFront(t, m, key, in, n, tree)
 			}
 		}
 	})
@@ -109,21 +105,154 @@ func TestAllocationsGoFront(t *testing.T) {
 	}
 	in := vectorInput(1 << 20)
 	var sum [32]byte
+	forEachTree(func(tree bool) {
+		for _, n := range []int{firstLen + 1, 8 << 10, 16 << 10, 16<<10 + 1, 100 << 10, 1 << 20} {
+			if a := testing.AllocsPerRun(20, func() {
+				h := New()
+				_, _ = h.Write(in[:n])
+				h.Sum(sum[:0])
+			}); a > 1 {
+				t.Errorf("tree %v, %d bytes: %v allocations a hash, want at most 1", tree, n, a)
+			}
+		}
+	})
+}
+
+// TestGoFrontLarge: a first write whose count of chunks before the last
+// has bits 0 to 12 set (8 MiB less a chunk, and more), every value kept in
+// first past bit 3: a Sum, a write within the last chunk (the root
+// computed again from every value), a saved state resumed, and a write
+// past the last chunk (zeebo's hasher resumed from them), against zeebo,
+// with the tree and without.
+func TestGoFrontLarge(t *testing.T) {
+	const n = (1<<13-1)*chunkLen + 5
+	in := vectorInput(n + 3000)
+	key := []byte(vectorKey)
+	forEachTree(func(tree bool) {
+		for _, m := range allHashModes {
+			h := newModeHasher(t, m, key, vectorContext)
+			_, _ = h.Write(in[:n])
+			if h.front != 1<<13-1 || h.g != nil {
+				t.Fatalf("tree %v, %s: front %d, zeebo's hasher %v: not goFront's state", tree, m, h.front, h.g != nil)
+			}
+			check := func(what string, h *Hasher, end int) {
+				t.Helper()
+				z := newRefHasher(t, m, key, vectorContext)
+				_, _ = z.Write(in[:end])
+				if got, want := h.Sum(nil), z.Sum(nil); !bytes.Equal(got, want) {
+					t.Fatalf("tree %v, %s, %s: Sum %x, want %x", tree, m, what, got, want)
+				}
+			}
+			check("as written", h, n)
+			state, err := h.MarshalBinary()
+			if err != nil {
+				t.Fatalf("tree %v, %s: MarshalBinary: %v", tree, m, err)
+			}
+			_, _ = h.Write(in[n : n+10])
+			check("written within the last chunk", h, n+10)
+			var r Hasher
+			if err := r.UnmarshalBinary(state); err != nil {
+				t.Fatalf("tree %v, %s: UnmarshalBinary: %v", tree, m, err)
+			}
+			check("resumed", &r, n)
+			_, _ = h.Write(in[n+10 : n+3000])
+			check("written past the last chunk", h, n+3000)
+		}
+	})
+}
+
+// TestGoPathWrittenSpilled: SetInputOffset refuses a Go-path Hasher whose
+// input is in zeebo's hasher (a second write past the first's last chunk),
+// and takes one Reset since, which keeps that hasher, empty (written).
+func TestGoPathWrittenSpilled(t *testing.T) {
+	in := vectorInput(40 << 10)
+	key := []byte(vectorKey)
+	withGoBackend(func() {
+		for _, m := range allHashModes {
+			h := newModeHasher(t, m, key, vectorContext)
+			_, _ = h.Write(in[:20<<10])
+			_, _ = h.Write(in[20<<10:])
+			if h.g == nil {
+				t.Fatalf("%s: no zeebo hasher after a write past the first's last chunk", m)
+			}
+			if err := h.SetInputOffset(0); err == nil {
+				t.Errorf("%s: SetInputOffset after 40 KiB accepted", m)
+			}
+			h.Reset()
+			if h.g == nil {
+				t.Fatalf("%s: Reset let go of zeebo's hasher, which this test is for", m)
+			}
+			if err := h.SetInputOffset(1 << 20); err != nil {
+				t.Errorf("%s: SetInputOffset after a Reset: %v", m, err)
+			}
+		}
+	})
+}
+
+// TestGoPathLayoutUnknown: where zeebo's hasher is not laid out as
+// internal/ffi knows (another version of zeebo), the Go path hashes a first
+// write of any size with zeebo's own hasher, not goFront, and resumes the
+// states it can without the layout; it refuses a derive-key state, whose
+// context key zeebo's API cannot take, with an error, not a panic at a
+// later write. Against zeebo, in every mode.
+func TestGoPathLayoutUnknown(t *testing.T) {
+	in := vectorInput(100 << 10)
+	key := []byte(vectorKey)
+	withGoBackend(func() {
+		states := map[hashMode][]byte{}
+		for _, m := range allHashModes {
+			h := newModeHasher(t, m, key, vectorContext)
+			_, _ = h.Write(in[:3])
+			var err error
+			if states[m], err = h.MarshalBinary(); err != nil {
+				t.Fatalf("%s: MarshalBinary: %v", m, err)
+			}
+		}
+		defer ffi.ForgetZeeboLayout()()
+		for _, m := range allHashModes {
+			for _, n := range []int{firstLen + 1, 20 << 10, 100 << 10} {
+				h := newModeHasher(t, m, key, vectorContext)
+				_, _ = h.Write(in[:n])
+				if h.front != 0 {
+					t.Fatalf("%s, %d bytes: goFront without zeebo's layout", m, n)
+				}
+				z := newRefHasher(t, m, key, vectorContext)
+				_, _ = z.Write(in[:n])
+				if got, want := h.Sum(nil), z.Sum(nil); !bytes.Equal(got, want) {
+					t.Fatalf("%s, %d bytes: Sum %x, want %x", m, n, got, want)
+				}
+			}
+			var r Hasher
+			err := r.UnmarshalBinary(states[m])
+			if m == hashModeDerive {
+				if err == nil {
+					t.Errorf("%s: a state resumed without zeebo's layout", m)
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatalf("%s: UnmarshalBinary: %v", m, err)
+			}
+			_, _ = r.Write(in[3:5000])
+			z := newRefHasher(t, m, key, vectorContext)
+			_, _ = z.Write(in[:5000])
+			if got, want := r.Sum(nil), z.Sum(nil); !bytes.Equal(got, want) {
+				t.Fatalf("%s: resumed, 5000 bytes: Sum %x, want %x", m, got, want)
+			}
+		}
+	})
+}
+
+// forEachTree runs f on the Go path, with bigByTree set (tree) and not, as
+// the Go path's measurement would leave it, and restores it after.
+func forEachTree(f func(tree bool)) {
 	withGoBackend(func() {
 		waitPlan() // which sets bigByTree
 		saved := bigByTree.Load()
 		defer bigByTree.Store(saved)
 		for _, tree := range []bool{false, true} {
 			bigByTree.Store(tree)
-			for _, n := range []int{firstLen + 1, 8 << 10, 16 << 10, 16<<10 + 1, 100 << 10, 1 << 20} {
-				if a := testing.AllocsPerRun(20, func() {
-					h := New()
-					_, _ = h.Write(in[:n])
-					h.Sum(sum[:0])
-				}); a > 1 {
-					t.Errorf("tree %v, %d bytes: %v allocations a hash, want at most 1", tree, n, a)
-				}
-			}
+			f(tree)
 		}
 	})
 }

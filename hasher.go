@@ -475,8 +475,8 @@ func (h *Hasher) handsFront(n int, fresh bool) bool {
 }
 
 // writeGo is write on the Go path: the first goGather bytes are gathered;
-// a first write past them, up to 16 KiB in all, is hashed at once
-// (goFront), after which writes within its last chunk are gathered; from
+// a first write past them is hashed at once (goFront), after which writes
+// within its last chunk are gathered; from
 // there on (or from a Digest of more than a chunk gathered, which spills
 // it) the input goes to zeebo's hasher (or, for a subtree hasher, to the
 // Go-path tree).
@@ -539,20 +539,21 @@ func (h *Hasher) goFront(p []byte) bool {
 	// is before it.
 	n := h.nbuf + len(p)
 	last := (n-1)%chunkLen + 1
-	if !zeeboRoots || last > len(p) || h.buf != nil {
-		return false
+	if !zeeboRoots || last > len(p) || h.buf != nil || !ffi.ZeeboOK() || !ffi.ZeeboDigestOK() {
+		return false // ZeeboFront would refuse it, after treeGroups
 	}
 	key, flags := h.goModeKey()
 	// Up to a group, the chaining values of at most 15 chunks: 4. The
-	// stack of 64 is made (and zeroed) only past a group: made for every
-	// input, it cost 2 to 3% at 8 and 16 KiB (BenchmarkNewSum, impl=go).
+	// stack of 64 (2 KiB of the frame either way) is zeroed only past a
+	// group: zeroed for every input, it cost 2 to 3% at 8 and 16 KiB
+	// (BenchmarkNewSum, impl=go).
 	var small [4][8]uint32
 	stack := small[:]
 	var chunks uint64
 	a, b := h.pending(), p
 	if n > groupLen {
 		stack = make([][8]uint32, 64)
-		if bigByTree.Load() && ffi.ZeeboOK() {
+		if bigByTree.Load() {
 			groups := (n - 1) / groupLen * groupLen
 			chunks = treeGroups(&key, flags, a, b[:groups-len(a)], stack)
 			a, b = nil, b[groups-len(a):]

@@ -235,6 +235,16 @@ func checkInput(n int) (in []byte, key [32]byte, kw [8]uint32) {
 
 var zeeboDigestOK = sync.OnceValue(zeeboDigestCheck)
 
+// ForgetZeeboLayout makes ZeeboOK and ZeeboDigestOK false, as with another
+// version of zeebo, until the function it returns restores them: for tests
+// of what their callers do then. It is not safe beside other calls.
+func ForgetZeeboLayout() (restore func()) {
+	ok, digestOK := zeeboOK, zeeboDigestOK
+	zeeboOK = func() bool { return false }
+	zeeboDigestOK = func() bool { return false }
+	return func() { zeeboOK, zeeboDigestOK = ok, digestOK }
+}
+
 // ZeeboDigestOK reports whether zeebo's Digest has the layout this file
 // expects, checked once: by size, then, for a keyed input of more than a
 // chunk and a plain one of less than a block, every field read (its root
