@@ -152,8 +152,11 @@ type savedState struct {
 // zero Hasher included), and further writes continue the same input. It
 // returns an error, and leaves h unchanged, for anything that is not such a
 // state: another format or version, a wrong length, a mode, offset or
-// length that no hasher can have. A state is not authenticated: one with
-// the right shape but other chaining values resumes to another hash.
+// length that no hasher can have. On the Go path it also returns one for a
+// state it could not go on with where the build selects another version of
+// github.com/zeebo/blake3 than go.mod's, whose hasher it cannot resume. A
+// state is not authenticated: one with the right shape but other chaining
+// values resumes to another hash.
 func (h *Hasher) UnmarshalBinary(data []byte) error {
 	var s savedState
 	if err := parseState(data, &s); err != nil {
