@@ -55,10 +55,18 @@ func TestCopyByValue(t *testing.T) {
 			}
 
 			// After it, reads of both change nothing; the first written to
-			// goes on, the other panics; Reset makes it new.
-			for _, copyFirst := range []bool{false, true} {
+			// goes on, the other panics; Reset makes it new. The input in
+			// one write, and in two (split), after which the Go path holds
+			// a long one in zeebo's hasher, where Write has a fast path.
+			for _, c := range []struct{ copyFirst, split bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+				copyFirst := c.copyFirst
 				h := New()
-				_, _ = h.Write(x)
+				if c.split {
+					_, _ = h.Write(x[:n/2])
+					_, _ = h.Write(x[n/2:])
+				} else {
+					_, _ = h.Write(x)
+				}
 				h2 := *h
 				if !bytes.Equal(h2.Sum(nil), sum(x)) || !bytes.Equal(h.Sum(nil), sum(x)) {
 					t.Fatalf("%d bytes: a copy, or its original, read before any write gives another hash", n)
@@ -68,7 +76,7 @@ func TestCopyByValue(t *testing.T) {
 					on, other = &h2, h
 				}
 				_, _ = on.Write(y)
-				uses(t, fmt.Sprintf("a Hasher of %d bytes whose copy was written to (the copy first: %v)", n, copyFirst), other)
+				uses(t, fmt.Sprintf("a Hasher of %d bytes (in two writes: %v) whose copy was written to (the copy first: %v)", n, c.split, copyFirst), other)
 				if !bytes.Equal(on.Sum(nil), sum(x, y)) {
 					t.Fatalf("%d bytes: the Hasher written to after the copy lost input", n)
 				}
