@@ -6,6 +6,7 @@ package blake3
 import (
 	"fmt"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -51,15 +52,16 @@ const (
 //
 // So the plan starts from what each candidate can do on this CPU (the
 // default plan: the library wherever it has SIMD and neither Go package has
-// assembly, zeebo where it has assembly) and is then measured once, on this
-// machine, in the background, at the first use of the package: the
+// assembly, zeebo where it has assembly) and is then measured on this
+// machine, in the background, from the first use of the package: the
 // candidates side by side, interleaved, at a few sizes, keeping each one's
-// best time (noise only adds time). An implementation replaces the default
-// at a size only if it is clearly faster there (planMargin). The plan is a
-// snapshot: where two candidates trade places as the machine's state
-// changes, for seconds at a time, two processes may choose differently
-// there, and spreading the rounds over more time did not change that
-// (TestPlanSpread, docs/dispatch.md). Each round
+// best time (noise only adds time), in a snapshot at once and a few more
+// over the next minute (planRechecks). An implementation replaces the
+// default at a size only if it is clearly faster there (planMargin). Where
+// two candidates trade places as the machine's state changes, for seconds
+// at a time, two processes may still choose differently there, and
+// spreading the rounds over more time did not change that (TestPlanSpread,
+// docs/dispatch.md). Each round
 // hashes input at another place in memory (planStride): in the measuring
 // goroutine, 64 bytes at the start or the end of a page took zeebo 1.4x
 // as long as at other addresses (a 4 KiB alias, most likely with its own
@@ -99,27 +101,132 @@ func implFor(n int) impl {
 }
 
 // startDispatch installs the default plan for backend l (nil: the Go path)
-// and starts measuring a better one.
+// and starts measuring a better one: a snapshot now, in the background,
+// and more later (planRechecks).
 func startDispatch(l *ffi.Symbols) {
 	p := defaultPlan(l != nil, runtime.GOARCH, cpu.X86.HasSSE41)
 	planNow.Store(&p)
 	planDone = make(chan struct{})
+	d := &dispatchRun{l: l, def: p, cur: &p, treeClock: treeClock, rechecks: planRechecks}
 	go func(done chan struct{}) {
 		defer close(done)
-		m := measurePlan(l, p)
-		if planNow.CompareAndSwap(&p, &m) { // not replaced since
-			blocksByLuke.Store(measureBlocks())
-			tree := l == nil && measureTree()
-			if planNow.Load() == &m { // still not replaced (tests switch backends)
-				bigByTree.Store(tree)
-			}
-		}
+		d.snapshot()
 	}(planDone)
 }
 
-// planDone is closed when the measurement started by the last
-// startDispatch has ended.
+// planDone is closed when the first snapshot of the measurement started by
+// the last startDispatch has ended: installed, or found its plan replaced.
 var planDone chan struct{}
+
+// planRechecks are the waits between one snapshot of the measurement and
+// the next, after the first: snapshots about 1, 4, 16 and 64 s after it.
+//
+// A snapshot takes a few milliseconds, and a machine can be disturbed for
+// seconds at a time in a way that slows one candidate far more than the
+// others: after a large write to a file, lukechampine's plain Go was
+// measured slow while zeebo's assembly and the library were not, and a
+// plan made then sent inputs up to a chunk to the library, slower than
+// lukechampine there once the machine was at rest (CI's first process of
+// scripts/dispatch-check.sh, right after the cross-compiled builds, did
+// the same; docs/dispatch.md, "Snapshots again, a minute apart"). Noise
+// only adds time, so each candidate's time is its best over the snapshots
+// so far (keepLeast), as within one snapshot it is its best round: one
+// undisturbed snapshot sets the plan right, and a disturbed one after it
+// changes nothing. A lower median of the snapshots, tried first, let two
+// disturbed snapshots out of three make a right plan wrong. A program
+// that ends within the first second keeps the first snapshot's plan.
+var planRechecks = []time.Duration{time.Second, 3 * time.Second, 12 * time.Second, 48 * time.Second}
+
+// dispatchMu is held by a snapshot from its check that its plan is still
+// in use until it has installed its own: a snapshot whose plan was
+// replaced since the last one (by a test, or a switch of backends)
+// measures nothing and installs nothing, and one that installs keeps the
+// plan and the choices made with it together. pinDispatch, in the tests,
+// takes it to hold the dispatch.
+var dispatchMu sync.Mutex
+
+// dispatchRun is a measurement of the dispatch for one backend: its
+// snapshots so far, and what it needs for the next.
+type dispatchRun struct {
+	l         *ffi.Symbols
+	def       plan                            // the default plan
+	cur       *plan                           // the plan it installed last
+	treeClock func(c impl, in []byte) float64 // treeClock when it started
+	rechecks  []time.Duration                 // planRechecks when it started
+	snaps     int                             // how many snapshots it took
+	best      dispatchTimes                   // their best times
+}
+
+// dispatchTimes are best times, in ns, -1 where not timed: each
+// candidate's one-shot at each of planSizes ([size][impl]); one block of
+// output by zeebo's compression and by lukechampine's (measureBlocks);
+// zeebo and lukechampine's tree at each of treeSizes, on the Go path
+// (measureTree).
+type dispatchTimes struct {
+	plan   [][]float64
+	blocks [2]float64
+	tree   [len(treeSizes)][2]float64
+}
+
+// snapshot times the candidates once, makes the plan and the choices that
+// follow from the best times of every snapshot so far, installs them, and
+// schedules the next snapshot, if any; unless the plan was replaced since
+// the last snapshot, when it does nothing.
+func (d *dispatchRun) snapshot() {
+	dispatchMu.Lock()
+	if planNow.Load() != d.cur {
+		dispatchMu.Unlock()
+		return
+	}
+	t := dispatchTimes{plan: measurePlan(d.l), blocks: measureBlocks()}
+	if d.l == nil {
+		t.tree = measureTree(d.treeClock)
+	} else {
+		t.tree = [len(treeSizes)][2]float64{{-1, -1}, {-1, -1}}
+	}
+	if d.snaps == 0 {
+		d.best = t
+	} else {
+		d.best.keepLeast(&t)
+	}
+	d.snaps++
+	p := planFrom(d.def, planCands(d.l), d.best.plan)
+	byLuke := blocksFrom(d.best.blocks)
+	tree := treeFrom(d.best.tree)           // false where not timed (the library)
+	ok := planNow.CompareAndSwap(d.cur, &p) // startDispatch replaces it without the lock
+	if ok {
+		blocksByLuke.Store(byLuke)
+		bigByTree.Store(tree)
+	}
+	dispatchMu.Unlock()
+	if ok && d.snaps <= len(d.rechecks) {
+		d.cur = &p
+		time.AfterFunc(d.rechecks[d.snaps-1], d.snapshot)
+	}
+}
+
+// keepLeast lowers each of b's times to the same time in t where t's is
+// less; -1 (not timed) in either stands for no time.
+func (b *dispatchTimes) keepLeast(t *dispatchTimes) {
+	least := func(x *float64, y float64) {
+		if y >= 0 && (*x < 0 || y < *x) {
+			*x = y
+		}
+	}
+	for i := range b.plan {
+		for c := range b.plan[i] {
+			least(&b.plan[i][c], t.plan[i][c])
+		}
+	}
+	for c := range b.blocks {
+		least(&b.blocks[c], t.blocks[c])
+	}
+	for i := range b.tree {
+		for c := range b.tree[i] {
+			least(&b.tree[i][c], t.tree[i][c])
+		}
+	}
+}
 
 // defaultPlan is the plan from capabilities alone: the library (when
 // loaded) on arm64, where neither Go package has assembly, and from two
@@ -150,20 +257,24 @@ const planMargin = 0.97
 // number of chunks up to planMax, where the library's cost steps.
 var planSizes = []int{0, 64, 128, 256, 512, 1024, 1088, 1536, 2048, 2112, 2560, 3072, 3136, 3584, 4096}
 
-// measurePlan times the candidates at planSizes and returns the plan that
-// follows from their best times, interpolated between sizes.
-func measurePlan(l *ffi.Symbols, def plan) plan {
-	cands := []impl{implZeebo, implLuke}
+// planCands are the candidates of the plan for backend l (nil: the Go
+// path): zeebo and lukechampine, and the library where it is loaded, else
+// lukechampine's tree.
+func planCands(l *ffi.Symbols) []impl {
 	if l != nil {
-		cands = append(cands, implNative)
-	} else {
-		cands = append(cands, implTree)
+		return []impl{implZeebo, implLuke, implNative}
 	}
+	return []impl{implZeebo, implLuke, implTree}
+}
+
+// measurePlan times the candidates of the plan at planSizes and returns
+// their best times ([size][impl]).
+func measurePlan(l *ffi.Symbols) [][]float64 {
 	buf := make([]byte, planMax+4096)
 	for i := range buf {
 		buf[i] = byte(i)
 	}
-	return choosePlan(def, cands, func(c impl, n, round int) float64 {
+	return timePlan(planCands(l), func(c impl, n, round int) float64 {
 		at := planAt(round)
 		return timeOneShot(l, c, buf[at:at+n])
 	})
@@ -181,10 +292,11 @@ func planAt(round int) int { return round * planStride % 4096 }
 // planStride is planAt's step.
 const planStride = 9 * 64
 
-// choosePlan is measurePlan with the clock given: timeOf(c, n, round) is
-// one timing of candidate c at n bytes in the given round, in ns. It is
-// apart so that the choice can be tested on made-up timings.
-func choosePlan(def plan, cands []impl, timeOf func(c impl, n, round int) float64) plan {
+// timePlan is measurePlan with the clock given: timeOf(c, n, round) is one
+// timing of candidate c at n bytes in the given round, in ns. It returns
+// each candidate's best time at each of planSizes, -1 where it is no
+// candidate. It is apart so that it can be tested on made-up timings.
+func timePlan(cands []impl, timeOf func(c impl, n, round int) float64) [][]float64 {
 	best := make([][]float64, len(planSizes)) // ns per hash, [size][impl]
 	for i := range best {
 		best[i] = []float64{-1, -1, -1, -1}
@@ -202,6 +314,14 @@ func choosePlan(def plan, cands []impl, timeOf func(c impl, n, round int) float6
 			}
 		}
 	}
+	return best
+}
+
+// planFrom is the plan that follows from the candidates' times at
+// planSizes ([size][impl], -1 where not timed), interpolated between the
+// sizes: the fastest candidate at least planMargin faster than the
+// default, else the default.
+func planFrom(def plan, cands []impl, best [][]float64) plan {
 	p := def
 	for cl := range p {
 		n := cl * 64
@@ -297,14 +417,14 @@ func (p *plan) String() string {
 var blocksByLuke atomic.Bool
 
 // measureBlocks times goXOF's two ways of computing one output block side
-// by side, as measurePlan times the one-shot hashes, and reports whether
-// lukechampine's is clearly faster (planMargin).
-func measureBlocks() bool {
+// by side, as measurePlan times the one-shot hashes, and returns their best
+// times: zeebo's, lukechampine's; -1 where zeebo's is out of reach.
+func measureBlocks() [2]float64 {
+	best := [2]float64{-1, -1}
 	if !ffi.ZeeboDigestOK() {
-		return true // zeebo's is out of reach
+		return best
 	}
 	n := guts.Node{CV: guts.IV, BlockLen: guts.BlockSize, Flags: guts.FlagChunkStart | guts.FlagChunkEnd | guts.FlagRoot}
-	best := [2]float64{-1, -1}
 	for r := range planRounds {
 		for k := range 2 {
 			c := (k + r) % 2
@@ -313,7 +433,13 @@ func measureBlocks() bool {
 			}
 		}
 	}
-	return best[1] <= best[0]*planMargin
+	return best
+}
+
+// blocksFrom is blocksByLuke from measureBlocks' times: whether
+// lukechampine's is clearly faster (planMargin), or zeebo's out of reach.
+func blocksFrom(best [2]float64) bool {
+	return best[0] < 0 || best[1] <= best[0]*planMargin
 }
 
 // timeBlocks is the time of one block of output of n, in ns, by
@@ -353,17 +479,17 @@ var bigByTree atomic.Bool
 var treeSizes = [...]int{groupLen + 64, 4 * groupLen}
 
 // measureTree times zeebo and treeSum256 at treeSizes side by side, as
-// measurePlan times the one-shot hashes, and reports whether treeSum256 is
-// clearly faster at each (chooseTree). It took about 2.4 ms on one AVX-512
-// host (docs/dispatch.md).
-func measureTree() bool {
+// measurePlan times the one-shot hashes, with clock (treeClock), and
+// returns their best times ([size]{zeebo's, the tree's}). It took about
+// 2.4 ms on one AVX-512 host (docs/dispatch.md).
+func measureTree(clock func(c impl, in []byte) float64) [len(treeSizes)][2]float64 {
 	buf := make([]byte, treeSizes[len(treeSizes)-1]+4096)
 	for i := range buf {
 		buf[i] = byte(i)
 	}
-	return chooseTree(func(c impl, n, round int) float64 {
+	return timeTree(func(c impl, n, round int) float64 {
 		at := planAt(round)
-		return treeClock(c, buf[at:at+n])
+		return clock(c, buf[at:at+n])
 	})
 }
 
@@ -371,23 +497,31 @@ func measureTree() bool {
 // Tests replace it with made-up timings.
 var treeClock = func(c impl, in []byte) float64 { return timeOneShot(nil, c, in) }
 
-// chooseTree is measureTree with the clock given, timeOf(c, n, round)
-// being one timing of zeebo or the tree at n bytes in a round: whether the
-// tree's best time is at most planMargin of zeebo's at every one of
-// treeSizes, the two taking turns first in each round.
-func chooseTree(timeOf func(c impl, n, round int) float64) bool {
+// timeTree is measureTree with the clock given, timeOf(c, n, round) being
+// one timing of zeebo or the tree at n bytes in a round: each one's best
+// time at each of treeSizes, the two taking turns first in each round.
+func timeTree(timeOf func(c impl, n, round int) float64) [len(treeSizes)][2]float64 {
 	cands := [2]impl{implZeebo, implTree}
-	for _, n := range treeSizes {
-		best := [2]float64{-1, -1}
+	var best [len(treeSizes)][2]float64
+	for i, n := range treeSizes {
+		best[i] = [2]float64{-1, -1}
 		for r := range planRounds {
 			for k := range 2 {
 				c := (k + r) % 2
-				if t := timeOf(cands[c], n, r); best[c] < 0 || t < best[c] {
-					best[c] = t
+				if t := timeOf(cands[c], n, r); best[i][c] < 0 || t < best[i][c] {
+					best[i][c] = t
 				}
 			}
 		}
-		if best[1] > best[0]*planMargin {
+	}
+	return best
+}
+
+// treeFrom is bigByTree from timeTree's times: whether the tree's time is
+// at most planMargin of zeebo's at every one of treeSizes.
+func treeFrom(best [len(treeSizes)][2]float64) bool {
+	for _, b := range best {
+		if b[0] < 0 || b[1] < 0 || b[1] > b[0]*planMargin {
 			return false
 		}
 	}

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"runtime"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -38,6 +40,26 @@ func waitPlan() {
 	native()
 	if planDone != nil {
 		<-planDone
+	}
+}
+
+// pinDispatch keeps the dispatch as it is until the returned func is
+// called, which restores the plan, bigByTree and blocksByLuke: a later
+// snapshot of the measurement (planRechecks) installs nothing meanwhile,
+// so that what a test sets stays. It puts a copy of the plan in use in its
+// place, which no measurement installed.
+func pinDispatch() (restore func()) {
+	waitPlan()
+	dispatchMu.Lock()
+	saved := planNow.Load()
+	p := *saved
+	planNow.Store(&p)
+	tree, byLuke := bigByTree.Load(), blocksByLuke.Load()
+	dispatchMu.Unlock()
+	return func() {
+		bigByTree.Store(tree)
+		blocksByLuke.Store(byLuke)
+		planNow.Store(saved)
 	}
 }
 
@@ -209,7 +231,7 @@ func TestDispatchChooseTree(t *testing.T) {
 		{[len(treeSizes)]float64{0.8, 0.98}, -1, false},
 		{[len(treeSizes)]float64{1.2, 1.2}, -1, false},
 	} {
-		got := chooseTree(func(im impl, n, round int) float64 {
+		got := treeFrom(timeTree(func(im impl, n, round int) float64 {
 			i := slices.Index(treeSizes[:], n)
 			switch {
 			case i < 0:
@@ -222,7 +244,7 @@ func TestDispatchChooseTree(t *testing.T) {
 				return 10000
 			}
 			return 1000 * c.ratio[i]
-		})
+		}))
 		if got != c.want {
 			t.Errorf("tree at %v of zeebo's time (slow round %d): chose the tree %v, want %v", c.ratio, c.slow, got, c.want)
 		}
@@ -244,6 +266,7 @@ func TestDispatchTreeWiring(t *testing.T) {
 			return 100
 		}
 		withGoBackend(func() {
+			treeClock = savedClock // for the measurement of the backend restored after
 			waitPlan()
 			if got := bigByTree.Load(); got != fast {
 				t.Errorf("Go path, the tree measured faster %v: bigByTree %v", fast, got)
@@ -256,12 +279,125 @@ func TestDispatchTreeWiring(t *testing.T) {
 	}
 }
 
+// TestDispatchKeepLeast: the times over snapshots are each time's least,
+// not timed (-1) where no snapshot timed it.
+func TestDispatchKeepLeast(t *testing.T) {
+	snap := func(v float64) dispatchTimes {
+		return dispatchTimes{
+			plan:   [][]float64{{v, -1, 2 * v, -1}},
+			blocks: [2]float64{v + 1, -1},
+			tree:   [len(treeSizes)][2]float64{{v, v + 2}, {-1, 3 * v}},
+		}
+	}
+	for _, vals := range [][]float64{{7}, {9, 5}, {5, 9}, {9, 5, 7}, {4, 9, 5, 7, 6}, {9, 7, 6, 5}} {
+		b := snap(vals[0])
+		for _, v := range vals[1:] {
+			t := snap(v)
+			b.keepLeast(&t)
+		}
+		if want := snap(slices.Min(vals)); !reflect.DeepEqual(b, want) {
+			t.Errorf("snapshots at %v: %+v, want %+v", vals, b, want)
+		}
+	}
+}
+
+// TestDispatchRechecks: the measurement takes more snapshots after the
+// first, planRechecks apart (shortened here), and installs what each
+// candidate's best time over them gives: a tree timed slow in the first
+// and fourth snapshots (a disturbed machine) and fast in the second and
+// third is not chosen after the first and is after the fourth (neither
+// the first snapshot nor the last decides). A snapshot measures nothing,
+// and is the last, where the plan was replaced since the one before
+// (pinDispatch, as tests do), and installs nothing, and is the last, where
+// it was replaced while it measured (setBackend does not wait for it).
+func TestDispatchRechecks(t *testing.T) {
+	waitPlan()
+	savedRechecks, savedClock := planRechecks, treeClock
+	defer func() { planRechecks, treeClock = savedRechecks, savedClock }()
+	perSnapshot := int64(len(treeSizes) * planRounds * 2)
+	var calls, replaceAt atomic.Int64
+	var replaced atomic.Pointer[plan]
+	var treeAfterFirst atomic.Int32 // bigByTree when the second snapshot starts timing the tree: 1 false, 2 true
+	fakeClock := func(c impl, in []byte) float64 {
+		k := calls.Add(1)
+		if k == perSnapshot+1 {
+			treeAfterFirst.Store(map[bool]int32{false: 1, true: 2}[bigByTree.Load()])
+		}
+		if k == replaceAt.Load() { // the plan replaced during a snapshot, as startDispatch does
+			p := *planNow.Load()
+			replaced.Store(&p)
+			planNow.Store(&p)
+		}
+		switch s := (k - 1) / perSnapshot; {
+		case c != implTree:
+			return 10
+		case s == 0 || s == 3: // snapshots disturbed for the tree
+			return 100
+		}
+		return 1
+	}
+	// waitCalls waits until the clock has been called n times, then for
+	// settle, longer than the next wait between snapshots, and reports
+	// whether it was called n times exactly.
+	waitCalls := func(n int64, settle time.Duration) bool {
+		for deadline := time.Now().Add(10 * time.Second); calls.Load() < n && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(settle)
+		return calls.Load() == n
+	}
+	// onGoPath runs body on the Go path, whose measurement uses the made-up
+	// clock and the given waits; the backend restored after it, the real ones.
+	onGoPath := func(rechecks []time.Duration, body func()) {
+		calls.Store(0)
+		treeClock, planRechecks = fakeClock, rechecks
+		withGoBackend(func() {
+			treeClock, planRechecks = savedClock, savedRechecks
+			waitPlan()
+			body()
+		})
+	}
+	onGoPath([]time.Duration{50 * time.Millisecond, 50 * time.Millisecond, 50 * time.Millisecond}, func() {
+		if !waitCalls(perSnapshot*4, 300*time.Millisecond) {
+			t.Errorf("the tree's clock called %d times, want 4 snapshots of %d", calls.Load(), perSnapshot)
+		}
+		if got := treeAfterFirst.Load(); got != 1 {
+			t.Errorf("first snapshot, the tree slow: bigByTree set (%d: 1 false, 2 true)", got)
+		}
+		if !bigByTree.Load() {
+			t.Errorf("after 4 snapshots, the tree slow in the first and the last: bigByTree not set")
+		}
+	})
+	onGoPath([]time.Duration{500 * time.Millisecond, 50 * time.Millisecond}, func() {
+		defer pinDispatch()()
+		if !waitCalls(perSnapshot, time.Second) {
+			t.Errorf("plan replaced after the first snapshot: the tree's clock called %d times, want 1 snapshot of %d (the second measures nothing, and is the last)", calls.Load(), perSnapshot)
+		}
+		if bigByTree.Load() {
+			t.Errorf("plan replaced after the first snapshot: a later one set bigByTree")
+		}
+	})
+	replaceAt.Store(perSnapshot + 1)
+	defer replaceAt.Store(0)
+	onGoPath([]time.Duration{50 * time.Millisecond, 50 * time.Millisecond}, func() {
+		if !waitCalls(2*perSnapshot, 300*time.Millisecond) {
+			t.Errorf("plan replaced during the second snapshot: the tree's clock called %d times, want 2 snapshots of %d (the second installs nothing, and is the last)", calls.Load(), perSnapshot)
+		}
+		if p := replaced.Load(); p == nil || planNow.Load() != p {
+			t.Errorf("plan replaced during the second snapshot: the snapshot installed its own over it")
+		}
+		if bigByTree.Load() {
+			t.Errorf("plan replaced during the second snapshot: it set bigByTree")
+		}
+	})
+}
+
 // TestDispatchMeasuredPlan: the measured plan only ever picks a candidate
 // for its size: lukechampine up to a chunk, its tree above a chunk on the
 // Go path, the library only when loaded; on either backend.
 func TestDispatchMeasuredPlan(t *testing.T) {
 	check := func(l *ffi.Symbols) {
-		p := measurePlan(l, defaultPlan(l != nil, "amd64", true))
+		p := planFrom(defaultPlan(l != nil, "amd64", true), planCands(l), measurePlan(l))
 		for c, im := range p {
 			if im == implLuke && c*64 > chunkLen || im == implTree && (c*64 <= chunkLen || l != nil) || im == implNative && l == nil {
 				t.Errorf("library %v, class %d (up to %d bytes): %v", l != nil, c, c*64, im)
@@ -307,7 +443,7 @@ func TestDispatchInterpolate(t *testing.T) {
 	}
 }
 
-// TestDispatchPlanStride: each of choosePlan's rounds hashes from
+// TestDispatchPlanStride: each of timePlan's rounds hashes from
 // another place modulo 4 KiB (planAt), whole cache lines apart by more than an
 // input block, so that one alias of the input's address, modulo 4 KiB,
 // with anything else hits one round at most.
@@ -354,7 +490,8 @@ func TestDispatchChoosePlan(t *testing.T) {
 		}
 		return 96 + slow // zeebo: faster than the library by more than the margin
 	}
-	p := choosePlan(def, []impl{implZeebo, implLuke, implNative}, timeOf)
+	cands := []impl{implZeebo, implLuke, implNative}
+	p := planFrom(def, cands, timePlan(cands, timeOf))
 	for c, got := range p {
 		n := c * 64
 		want := implZeebo
@@ -371,7 +508,7 @@ func TestDispatchChoosePlan(t *testing.T) {
 const planEnv = "BLAKE3_MEASURE_PLAN"
 
 // TestPlanSpread measures the plan planRuns times in a row, as each
-// process does once at its first use, and prints, for each size measured
+// process does at its first use (its first snapshot), and prints, for each size measured
 // from a chunk up, the spread of the ratio of zeebo's best time to the
 // library's over the runs, and how many runs chose each implementation
 // there. It shows how far one process's plan can be from the next one's
@@ -386,20 +523,17 @@ func TestPlanSpread(t *testing.T) {
 	lo, hi := map[int]float64{}, map[int]float64{}
 	chose := map[int]*[3]int{}
 	for range planRuns {
-		best := map[[2]int]float64{}
-		p := choosePlan(def, []impl{implZeebo, implLuke, implNative}, func(c impl, n, round int) float64 {
+		cands := []impl{implZeebo, implLuke, implNative}
+		best := timePlan(cands, func(c impl, n, round int) float64 {
 			at := planAt(round)
-			ns := timeOneShot(lib, c, buf[at:at+n])
-			if b, ok := best[[2]int{int(c), n}]; !ok || ns < b {
-				best[[2]int{int(c), n}] = ns
-			}
-			return ns
+			return timeOneShot(lib, c, buf[at:at+n])
 		})
-		for _, n := range planSizes {
+		p := planFrom(def, cands, best)
+		for i, n := range planSizes {
 			if n <= chunkLen {
 				continue
 			}
-			r := best[[2]int{int(implZeebo), n}] / best[[2]int{int(implNative), n}]
+			r := best[i][implZeebo] / best[i][implNative]
 			if _, ok := lo[n]; !ok || r < lo[n] {
 				lo[n] = r
 			}
@@ -424,8 +558,8 @@ const dispatchEnv = "BLAKE3_MEASURE_DISPATCH"
 // TestDispatchTable times this package's Sum256, zeebo's, lukechampine's
 // and the library through one crossing side by side, on one thread, at
 // each of dispatchSizes and at 1 and 16 MiB, and prints one line per size
-// with each one's median time per call, for scripts/dispatch-check.sh,
-// which runs it in several processes (each measures its own plan) and
+// with each one's median time per call, once the plan's second snapshot
+// is in (waitRecheck), for scripts/dispatch-check.sh, which runs it in several processes (each measures its own plan) and
 // makes the table. The four take turns in short batches (calls over about
 // 100 KB of input each, 301 batches; one call, 15 batches, from 1 MiB), so
 // that the ratios compare times taken close together: whole benchmarks run
@@ -435,9 +569,12 @@ const dispatchEnv = "BLAKE3_MEASURE_DISPATCH"
 // (docs/dispatch.md, "Timed in turns"). It never fails on a timing.
 func TestDispatchTable(t *testing.T) {
 	measuring(t, dispatchEnv, "nothing to compare the Go packages with")
-	waitPlan()
-	fmt.Printf("plan: %s\n", planNow.Load())
+	planRechecks = shippedRechecks
+	defer func() { planRechecks = nil }()
+	setBackend(active) // the measurement started again, as at a program's start
+	fmt.Printf("plan: %s\n", waitRecheck("first plan"))
 	timeDispatch(t, "dispatch", dispatchImpls)
+	fmt.Printf("last plan: %s\n", planNow.Load())
 }
 
 // TestDispatchTableGo is TestDispatchTable on the Go path, forced: this
@@ -450,11 +587,28 @@ func TestDispatchTableGo(t *testing.T) {
 	if os.Getenv(dispatchEnv) == "" {
 		t.Skip("a measurement: scripts/dispatch-check.sh runs it (" + dispatchEnv + "=1)")
 	}
+	planRechecks = shippedRechecks
+	defer func() { planRechecks = nil }()
 	withGoBackend(func() {
-		waitPlan()
-		fmt.Printf("plan-go: %s, above 4096B: %s\n", planNow.Load(), implFor(groupLen+1))
+		p := waitRecheck("first plan-go")
+		fmt.Printf("plan-go: %s, above 4096B: %s\n", p, implFor(groupLen+1))
+		defer func() { fmt.Printf("last plan-go: %s, above 4096B: %s\n", planNow.Load(), implFor(groupLen+1)) }()
 		timeDispatch(t, "dispatch-go", []dispatchImpl{{"auto", Sum256}, {"zeebo", zeebo.Sum256}, {"lukechampine", luke.Sum256}})
 	})
+}
+
+// waitRecheck waits for the measurement's first snapshot, prints its plan
+// after label, then waits for the second snapshot's plan
+// (planRechecks), which a program that runs for a second or more uses,
+// and returns it.
+func waitRecheck(label string) *plan {
+	waitPlan()
+	first := planNow.Load()
+	fmt.Printf("%s: %s\n", label, first)
+	for deadline := time.Now().Add(planRechecks[0] + 5*time.Second); planNow.Load() == first && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	return planNow.Load()
 }
 
 // timeDispatch times impls side by side, the first being this package's

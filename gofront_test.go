@@ -208,6 +208,7 @@ func TestGoPathLayoutUnknown(t *testing.T) {
 				t.Fatalf("%s: MarshalBinary: %v", m, err)
 			}
 		}
+		defer pinDispatch()() // no snapshot of the plan reads zeebo's layout meanwhile
 		defer ffi.ForgetZeeboLayout()()
 		for _, m := range allHashModes {
 			for _, n := range []int{firstLen + 1, 20 << 10, 100 << 10} {
@@ -247,9 +248,7 @@ func TestGoPathLayoutUnknown(t *testing.T) {
 // the Go path's measurement would leave it, and restores it after.
 func forEachTree(f func(tree bool)) {
 	withGoBackend(func() {
-		waitPlan() // which sets bigByTree
-		saved := bigByTree.Load()
-		defer bigByTree.Store(saved)
+		defer pinDispatch()()
 		for _, tree := range []bool{false, true} {
 			bigByTree.Store(tree)
 			f(tree)

@@ -287,11 +287,23 @@ func mustHexBytes(t testing.TB, s string) []byte {
 }
 
 // TestMain loads the backend before any test: the package loads it on first
-// use, and tests read lib and active directly and switch them.
+// use, and tests read lib and active directly and switch them. It turns
+// the plan's later snapshots off (planRechecks): each would change the
+// plan and its choices, allocate and take a core for milliseconds, at
+// some moment of whatever test runs then. The tests that want them set
+// them (TestDispatchRechecks; TestDispatchTable, shippedRechecks). A
+// backend loaded at init (BLAKE3_BACKEND=native) is set again, so that
+// its measurement starts over without them.
 func TestMain(m *testing.M) {
+	planRechecks = nil
 	Backend()
+	waitPlan()
+	setBackend(active)
 	os.Exit(m.Run())
 }
+
+// shippedRechecks are planRechecks as the package ships them.
+var shippedRechecks = planRechecks
 
 // strictTests reports BLAKE3_STRICT=1: skips that would hide a missing
 // native library or reference binary become failures (CI sets it).

@@ -4,7 +4,10 @@
 # Sum256 side by side, on one thread (TestDispatchTable: in each process,
 # 301 batches of calls over about 100 KB of input at each size, the four
 # in a new random order in each batch), in PROCESSES processes (default 5),
-# each of which measures its own plan (dispatch.go). It prints the plans,
+# each of which measures its own plan (dispatch.go). It prints the plans
+# of each process's first snapshot ("first plan"), of its second, about a
+# second later, with which the timing starts ("plan"), and the plan when
+# the timing ended, if another ("last plan": snapshots at 4, 16 and 64 s),
 # then for each size from 0 B to 64 KiB, and at 1 and 16 MiB, the median
 # over the processes of each one's median time; the median over the
 # processes of the ratio of this package's speed to the fastest Go
@@ -31,7 +34,10 @@ trap 'rm -f "$out" "$out.test"' EXIT
 for r in $(seq "$procs"); do
 	BLAKE3_MEASURE_DISPATCH=1 "$out.test" -test.run '^TestDispatchTable(Go)?$' -test.count 1 -test.v >>"$out" 2>&1 || { cat "$out" >&2; exit 1; }
 done
+grep -o '^first plan: .*' "$out" | sort | uniq -c | sed 's/^ *\([0-9]*\) /\1x /' | grep . || true
 grep -o '^plan: .*' "$out" | sort | uniq -c | sed 's/^ *\([0-9]*\) /\1x /' | grep . || grep -m1 -A1 -e '--- SKIP' "$out" || echo "plan: (not reported)"
+# The last plan of each process whose plan changed while it timed.
+awk '/^plan: /{p=substr($0,7)} /^last plan: /{if (substr($0,12) != p) print "changed while timing, " $0}' "$out"
 echo "machine: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores, $(go env GOOS)/$(go env GOARCH); one thread; $procs processes, medians"
 # table PREFIX makes the table of the lines "PREFIX: size=...": without a
 # native column where the lines have none (the Go path's).
@@ -76,7 +82,9 @@ END {
 table dispatch
 echo
 echo "The Go path (BLAKE3_BACKEND=go, forced in the same processes): this package's Sum256 against the Go packages"
+grep -o '^first plan-go: .*' "$out" | sort | uniq -c | sed 's/^ *\([0-9]*\) /\1x /' | grep . || true
 grep -o '^plan-go: .*' "$out" | sort | uniq -c | sed 's/^ *\([0-9]*\) /\1x /' | grep . || echo "plan-go: (not reported)"
+awk '/^plan-go: /{p=substr($0,10)} /^last plan-go: /{if (substr($0,15) != p) print "changed while timing, " $0}' "$out"
 table dispatch-go
 echo
 echo "The plan measured 30 times in one process, as each process measures it once at its first use: how far apart two processes' plans can be"
