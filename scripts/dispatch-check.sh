@@ -87,7 +87,7 @@ grep -o '^plan-go: .*' "$out" | sort | uniq -c | sed 's/^ *\([0-9]*\) /\1x /' | 
 awk '/^plan-go: /{p=substr($0,10)} /^last plan-go: /{if (substr($0,15) != p) print "changed while timing, " $0}' "$out"
 table dispatch-go
 echo
-echo "The plan measured 30 times in one process, as each process measures it once at its first use: how far apart two processes' plans can be"
+echo "The plan measured 30 times in one process, as each process measures its first snapshot at its first use: how far apart two processes' first plans can be"
 BLAKE3_MEASURE_PLAN=1 "$out.test" -test.run '^TestPlanSpread$' -test.count 1 -test.v >"$out" 2>&1 || { cat "$out" >&2; exit 1; }
 grep -E '^\|' "$out" || grep -m1 -A1 -e '--- SKIP' "$out" || echo "(TestPlanSpread printed no table)"
 echo
