@@ -124,11 +124,12 @@ var planDone chan struct{}
 // A snapshot takes a few milliseconds, and a machine can be disturbed for
 // seconds at a time in a way that slows one candidate far more than the
 // others: after a large write to a file, lukechampine's plain Go was
-// measured slow while zeebo's assembly and the library were not, and a
-// plan made then sent inputs up to a chunk to the library, slower than
-// lukechampine there once the machine was at rest (CI's first process of
-// scripts/dispatch-check.sh, right after the cross-compiled builds, did
-// the same; docs/dispatch.md, "Snapshots again, a minute apart"). Noise
+// measured slow from 128 B to 1 KiB while zeebo's assembly and the
+// library were not, and a plan made then sent those sizes to the
+// library, slower than lukechampine there once the machine was at rest
+// (CI's first process of scripts/dispatch-check.sh, right after the
+// cross-compiled builds, did the same; docs/dispatch.md, "Snapshots
+// again, a minute apart"). Noise
 // only adds time, so each candidate's time is its best over the snapshots
 // so far (keepLeast), as within one snapshot it is its best round: one
 // undisturbed snapshot sets the plan right, and a disturbed one after it
