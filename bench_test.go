@@ -437,13 +437,13 @@ func BenchmarkGoXOF(b *testing.B) {
 			})
 		}
 		xofRuns = true
-		run("go-runs", func() { goXOF(&node, 0, out) })
+		run("go-runs", func() { goXOF(refOf(&node), 0, out) })
 		xofRuns = false
 		byLuke := blocksByLuke.Swap(false) // zeebo's blocks, whatever was measured
-		run("go-blocks", func() { goXOF(&node, 0, out) })
+		run("go-blocks", func() { goXOF(refOf(&node), 0, out) })
 		blocksByLuke.Store(byLuke)
 		zeeboBlocks = false
-		run("go-blocks-lukechampine", func() { goXOF(&node, 0, out) })
+		run("go-blocks-lukechampine", func() { goXOF(refOf(&node), 0, out) })
 		xofRuns, zeeboBlocks = saved, true
 		if lib != nil {
 			run("native", func() { must(lib.HashXOF(modeHash, nil, false, in, 0, out)) })

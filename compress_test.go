@@ -29,7 +29,7 @@ func TestOutputBlock(t *testing.T) {
 		}
 		saved := n
 		var got [guts.BlockSize]byte
-		outputBlock(&n, counter, &got)
+		outputBlock(refOf(&n), counter, &got)
 		if n != saved {
 			t.Fatalf("node %d changed", i)
 		}

@@ -1,6 +1,7 @@
 package blake3
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -24,38 +25,122 @@ import (
 // output fetched ahead, once for a Digest (and once again for a copy of it
 // that reads on, or for one whose stack moved: fromRun;
 // BenchmarkDigestRead).
+//
+// It is laid out to take 192 bytes, the size class of zeebo's Digest, not
+// the next one (256), at which a Digest used as an io.Reader, allocated
+// at each use, was slower than zeebo's (BenchmarkDigestNew, use=reader;
+// docs/stream.md): what its source reads besides a root node, and its run
+// of output ahead, are in one interface (held); the root node is held
+// without its counter (rootNode), and read where it is (rootRef); and the
+// block at hand is the one at the position (ob), with no position of its
+// own.
 type Digest struct {
-	err   error         // srcErr: why there is no output
-	heap  []byte        // srcShort: the input
-	zd    *zeebo.Digest // srcGo: zeebo's Digest, never read (a copy of it is)
-	ahead *outAhead     // see ob
-	pos   uint64        // the output position
+	// held is what the source reads besides the root node: the error
+	// (srcErr), the first byte of a copy of the input (srcShort, its length
+	// in root.block[0]) or zeebo's Digest (srcGo, never read: a copy of
+	// it is); or, once a Digest reads runs of output ahead, the run
+	// (*outAhead), which carries that in its own held. Copies of a Digest
+	// share it: only a run is written, by the Digest it is owned by.
+	held any
+	pos  uint64 // the output position
+
+	// ob is the output block at pos&^63, where obOK: small reads are
+	// served from it. Held by value, so that a copy of a Digest is
+	// independent. A read that ends at the end of the block, and any other
+	// move of the position to another block, leave no block at hand.
+	// refills counts the blocks fetched into it and the direct reads of a
+	// block to a run, up to aheadAfter, after which small reads are served
+	// from a run.
+	ob [guts.BlockSize]byte
 
 	// The root node, for srcNode and srcLib; for srcShort, only the key
-	// (CV) and the mode's flag (Flags).
-	node guts.Node
-	mode uint32
-	src  uint8
-
-	// ob is the output block at obPos (a multiple of its length), where
-	// obOK: small reads are served from it. Held by value, so that a copy
-	// of a Digest is independent. refills counts the blocks fetched into
-	// it and the direct reads of a block to a run, up to aheadAfter, after
-	// which small reads are served from ahead.
+	// (cv) and the mode's flag (flags).
+	root    rootNode
+	mode    uint8
+	src     uint8
 	obOK    bool
 	refills uint8
-	obPos   uint64
-	ob      [guts.BlockSize]byte
+}
+
+// rootNode is a root node as a Digest holds it: guts.Node but its counter,
+// which each output block sets, with the block's length and the flags in a
+// byte each (see Digest).
+type rootNode struct {
+	cv       [8]uint32
+	block    [16]uint32
+	blockLen uint8
+	flags    uint8
+}
+
+// setBlock is the package's setBlock, for r.
+func (r *rootNode) setBlock(cv *[8]uint32, flags uint32, in []byte) {
+	blockWords(&r.block, in)
+	r.cv, r.blockLen, r.flags = *cv, uint8(len(in)), uint8(guts.FlagChunkStart|guts.FlagChunkEnd|flags)
+}
+
+// setParent sets r to the parent node of left and right, with key cv
+// and mode flags, as guts.ParentNode makes it, in place: a node built
+// elsewhere and copied in is read, right after it was written, by the
+// Digest's first read (BenchmarkDigestNew).
+func (r *rootNode) setParent(cv *[8]uint32, flags uint32, left, right *[32]byte) {
+	for i := range 8 {
+		r.block[i] = binary.LittleEndian.Uint32(left[4*i:])
+		r.block[8+i] = binary.LittleEndian.Uint32(right[4*i:])
+	}
+	r.cv, r.blockLen, r.flags = *cv, guts.BlockSize, uint8(guts.FlagParent|flags)
+}
+
+// rootOf is n as a Digest holds it.
+func rootOf(n guts.Node) rootNode {
+	return rootNode{cv: n.CV, block: n.Block, blockLen: uint8(n.BlockLen), flags: uint8(n.Flags)}
+}
+
+// ref is r, where it is.
+func (r *rootNode) ref() rootRef {
+	return rootRef{&r.cv, &r.block, uint32(r.blockLen), uint32(r.flags)}
+}
+
+// node is r as guts has it, its counter 0.
+func (r *rootNode) node() guts.Node {
+	return guts.Node{CV: r.cv, Block: r.block, BlockLen: uint32(r.blockLen), Flags: uint32(r.flags)}
 }
 
 // outAhead is output fetched ahead for a long run of small reads, on the
 // heap: used only by the Digest at the address that owner holds, so that
 // a copy of a Digest (elsewhere) neither reads nor writes it, and makes
-// its own if it needs one (fromRun).
+// its own if it needs one (fromRun). held is what the Digest held before
+// its first run (Digest.held), never written after: a copy's own run
+// carries it on.
 type outAhead struct {
 	owner atomic.Uintptr
 	pos   uint64 // b holds the output from pos
+	held  any
 	b     [xofRun]byte
+}
+
+// run is d's run of output ahead, or nil.
+func (d *Digest) run() *outAhead {
+	a, _ := d.held.(*outAhead)
+	return a
+}
+
+// source is what d's source reads besides the root node (Digest.held).
+func (d *Digest) source() any {
+	if a := d.run(); a != nil {
+		return a.held
+	}
+	return d.held
+}
+
+// holdInput makes in, not empty and never written after, the input of
+// srcShort, held by its first byte.
+func (d *Digest) holdInput(in []byte) {
+	d.held, d.root.block[0] = &in[0], uint32(len(in))
+}
+
+// input is the input of srcShort.
+func (d *Digest) input() []byte {
+	return ffi.Bytes(d.source().(*byte), int(d.root.block[0]))
 }
 
 // aheadAfter is how many blocks a Digest fetches one at a time for small
@@ -87,7 +172,7 @@ const (
 func (d *Digest) Read(p []byte) (n int, err error) {
 	switch d.src {
 	case srcErr:
-		return 0, d.err
+		return 0, d.held.(error)
 	case srcNone:
 		return 0, errors.New("blake3: Read on a Digest that did not come from Hasher.Digest")
 	case srcGo:
@@ -98,10 +183,11 @@ func (d *Digest) Read(p []byte) (n int, err error) {
 		}
 	}
 	k := uint64(len(p))
-	if d.obOK && k <= guts.BlockSize && d.pos-d.obPos <= guts.BlockSize-k {
+	if off := d.pos % guts.BlockSize; d.obOK && k <= guts.BlockSize-off {
 		// Within the block at hand: the usual second read of one output.
-		copy(p, d.ob[d.pos-d.obPos:])
+		copy(p, d.ob[off:])
 		d.pos += k
+		d.obOK = d.pos%guts.BlockSize != 0
 		return len(p), nil
 	}
 	if d.pos+k < d.pos || k >= xofRun || k >= guts.BlockSize && d.refills < aheadAfter {
@@ -112,72 +198,74 @@ func (d *Digest) Read(p []byte) (n int, err error) {
 		if k < xofRun {
 			d.refills = min(d.refills+1, aheadAfter)
 		}
+		d.obOK = false
 		d.fetch(d.pos, p)
 		d.pos += k
 		return len(p), nil
 	}
 	// Small reads from the block at hand, each block fetched once. The
 	// position moves once the read is whole: a fetch that panics (and is
-	// recovered) leaves it where the read started.
+	// recovered) leaves it where the read started, with no block at hand.
 	pos := d.pos
 	for n < len(p) {
-		if !d.obOK || pos-d.obPos >= guts.BlockSize {
-			d.nextBlock(pos)
+		if !d.obOK {
+			d.nextBlock(pos &^ (guts.BlockSize - 1))
 		}
-		c := copy(p[n:], d.ob[pos-d.obPos:])
+		c := copy(p[n:], d.ob[pos%guts.BlockSize:])
 		n += c
 		pos += uint64(c)
+		d.obOK = pos%guts.BlockSize != 0
 	}
 	d.pos = pos
 	return n, nil
 }
 
-// nextBlock makes the block at hand the one at pos: fetched alone, or,
+// nextBlock makes the block at hand the one at at: fetched alone, or,
 // once d has fetched aheadAfter blocks alone, copied from a run of them
 // fetched ahead (fromRun). The block is at hand (obOK) only once it is
 // written: a fetch that panics (the library's internal error) and is
 // recovered leaves no block to serve small reads from.
-func (d *Digest) nextBlock(pos uint64) {
-	d.obPos, d.obOK = pos&^(guts.BlockSize-1), false
-	if !d.fromRun() {
-		d.fetch(d.obPos, d.ob[:])
+func (d *Digest) nextBlock(at uint64) {
+	d.obOK = false
+	if !d.fromRun(at) {
+		d.fetch(at, d.ob[:])
 		d.refills = min(d.refills+1, aheadAfter)
 	}
 	d.obOK = true
 }
 
-// fromRun copies the block at d.obPos to d.ob from d's run of output
-// fetched ahead, fetching the run first if it must, and reports whether it
-// did: not before d has fetched aheadAfter blocks alone, nor where a run
-// from d.obPos would reach 2^64 (after which the output at a position is
-// what a read that starts there gives, not what one that ran on from
-// before gives; and so d.obPos-a.pos wraps where d.obPos is before a run).
+// fromRun copies the block at at to d.ob from d's run of output fetched
+// ahead, fetching the run first if it must, and reports whether it did:
+// not before d has fetched aheadAfter blocks alone, nor where a run from
+// at would reach 2^64 (after which the output at a position is what a
+// read that starts there gives, not what one that ran on from before
+// gives; and so at-a.pos wraps where at is before a run).
 //
 // A run is d's while its owner is d's address, and taken while it is 0:
 // d takes it from its own address and gives it back to its address after
 // (which a fetch that grew the stack may have moved), so that a copy of d
 // elsewhere, or on another goroutine at an address d's stack left, never
 // touches it at the same time, and makes its own.
-func (d *Digest) fromRun() bool {
-	a := d.ahead
+func (d *Digest) fromRun(at uint64) bool {
+	a := d.run()
 	if a != nil && !a.owner.CompareAndSwap(ffi.Addr(d), 0) {
 		a = nil // not d's: it came with a copy
 	}
-	if a == nil || d.obPos-a.pos >= xofRun {
-		if d.refills < aheadAfter || d.obPos > math.MaxUint64-xofRun {
+	if a == nil || at-a.pos >= xofRun {
+		if d.refills < aheadAfter || at > math.MaxUint64-xofRun {
 			if a != nil {
 				a.owner.Store(ffi.Addr(d))
 			}
 			return false
 		}
 		if a == nil {
-			a = new(outAhead) // taken
-			d.ahead = a
+			a = &outAhead{held: d.source()} // taken
+			d.held = a
 		}
-		d.fetch(d.obPos, a.b[:])
-		a.pos = d.obPos
+		d.fetch(at, a.b[:])
+		a.pos = at
 	}
-	copy(d.ob[:], a.b[d.obPos-a.pos:])
+	copy(d.ob[:], a.b[at-a.pos:])
 	a.owner.Store(ffi.Addr(d))
 	return true
 }
@@ -186,7 +274,7 @@ func (d *Digest) fromRun() bool {
 func (d *Digest) fetch(pos uint64, p []byte) {
 	switch d.src {
 	case srcGo:
-		z := *d.zd
+		z := *d.source().(*zeebo.Digest)
 		_, _ = z.Seek(int64(pos), io.SeekStart) // below 2^63: Read
 		_, _ = z.Read(p)
 		return
@@ -204,18 +292,20 @@ func (d *Digest) fetch(pos uint64, p []byte) {
 		// computes output faster than Go (not outGo) or where the fetch is
 		// short next to the input; the node the rest, from then on
 		// (BenchmarkDigestNew, BenchmarkDigestRead).
-		if pos == 0 && len(p) <= guts.BlockSize || len(p) > guts.BlockSize && (!outGo || 2*len(p) <= 3*len(d.heap)-chunkLen) {
+		if pos == 0 && len(p) <= guts.BlockSize || len(p) > guts.BlockSize && (!outGo || 2*len(p) <= 3*int(d.root.block[0])-chunkLen) {
 			d.shortFetch(pos, p)
 			return
 		}
-		d.src, d.node = srcNode, guts.CompressChunk(d.heap, &d.node.CV, 0, d.node.Flags)
-		d.heap = nil
+		d.src, d.root = srcNode, rootOf(guts.CompressChunk(d.input(), &d.root.cv, 0, uint32(d.root.flags)))
+		if _, ok := d.held.(*byte); ok {
+			d.held = nil // the input, no longer read
+		}
 	}
 	if libOutput(len(p)) {
 		d.libFetch(pos, p)
 		return
 	}
-	goXOF(&d.node, pos, p)
+	goXOF(d.root.ref(), pos, p)
 }
 
 // first writes the first len(p) <= 64 bytes of the output of srcLib, the
@@ -225,8 +315,8 @@ func (d *Digest) fetch(pos uint64, p []byte) {
 // a block, that is the input's length; for a parent node, a block, as
 // libOutput decides for any read of up to a block.
 func (d *Digest) first(p []byte) {
-	if lib == nil || implFor(int(d.node.BlockLen)) != implNative {
-		goXOF(&d.node, 0, p)
+	if lib == nil || implFor(int(d.root.blockLen)) != implNative {
+		goXOF(d.root.ref(), 0, p)
 		return
 	}
 	d.libFetch(0, p)
@@ -239,18 +329,18 @@ func (d *Digest) first(p []byte) {
 func (d *Digest) shortFetch(pos uint64, p []byte) {
 	if ffi.ArgsStay {
 		var key [32]byte
-		must(lib.HashXOF(d.mode, d.modeKey(&key), false, d.heap, pos, p))
+		must(lib.HashXOF(uint32(d.mode), d.modeKey(&key), false, d.input(), pos, p))
 		return
 	}
 	m := callMems.Get().(*callMem)
 	defer callMems.Put(m)
-	must(lib.HashXOF(d.mode, d.modeKey(&m.key), false, d.heap, pos, p))
+	must(lib.HashXOF(uint32(d.mode), d.modeKey(&m.key), false, d.input(), pos, p))
 }
 
 // libFetch is fetch from the library, from d's root node (srcNode,
 // srcLib).
 func (d *Digest) libFetch(pos uint64, p []byte) {
-	must(lib.RootOutput(d.node, pos, p))
+	must(lib.RootOutput(d.root.node(), pos, p))
 }
 
 // libOutput reports whether the library computes k bytes of output from a
@@ -298,31 +388,33 @@ func outputInGo(haveLib bool, goos, goarch string, avx2 bool, simd string) bool 
 // chunk in itself was 1 KiB larger: each Digest that escapes to the heap
 // allocated that much more (BenchmarkDigestNew, docs/stream.md).
 func (d *Digest) setShort(mode uint32, key *[32]byte, in []byte) {
-	d.mode = mode
+	d.mode = uint8(mode)
 	kw, flags := keyWords(mode, key), modeFlags(mode)
 	if len(in) <= guts.BlockSize {
 		d.src = srcLib
-		setBlock(&d.node, kw, flags, in)
+		d.root.setBlock(kw, flags, in)
 		return
 	}
 	switch im := implFor(len(in)); {
 	case im == implZeebo && mode == modeHash:
 		if node, ok := zeeboChunkRoot(in); ok {
-			d.src, d.node = srcNode, node
+			d.src, d.root = srcNode, rootOf(node)
 			return
 		}
 		fallthrough
 	case im == implLuke:
-		d.src, d.node = srcNode, guts.CompressChunk(in, kw, 0, flags)
+		d.src, d.root = srcNode, rootOf(guts.CompressChunk(in, kw, 0, flags))
 	default:
-		d.src, d.heap, d.node = srcShort, slices.Clone(in), guts.Node{CV: *kw, Flags: flags}
+		d.src, d.root = srcShort, rootNode{cv: *kw, flags: uint8(flags)}
+		d.holdInput(slices.Clone(in))
 	}
 }
 
 // setMerge makes d the Digest of the input whose root's children are left
 // and right, in mode, with key.
 func (d *Digest) setMerge(mode uint32, key, left, right *[32]byte) {
-	d.src, d.mode, d.node = srcLib, mode, parentNode(left, right, keyWords(mode, key), modeFlags(mode))
+	d.src, d.mode = srcLib, uint8(mode)
+	d.root.setParent(keyWords(mode, key), modeFlags(mode), left, right)
 }
 
 // zeeboChunkRoot is the root node of in, one chunk or less, in plain
@@ -340,10 +432,10 @@ func zeeboChunkRoot(in []byte) (guts.Node, bool) {
 // modeKey is the key or context key of d's mode, in k, or nil for plain
 // hashing.
 func (d *Digest) modeKey(k *[32]byte) *[32]byte {
-	if d.mode == modeHash {
+	if uint32(d.mode) == modeHash {
 		return nil
 	}
-	*k = cvBytes(d.node.CV)
+	*k = cvBytes(d.root.cv)
 	return k
 }
 
@@ -363,6 +455,7 @@ func (d *Digest) Seek(offset int64, whence int) (int64, error) {
 	if offset < 0 {
 		return 0, errors.New("blake3: seek before start")
 	}
+	d.obOK = d.obOK && uint64(offset)&^(guts.BlockSize-1) == d.pos&^(guts.BlockSize-1)
 	d.pos = uint64(offset)
 	return offset, nil
 }

@@ -273,6 +273,12 @@ func TestDifferentialDigestSmallReads(t *testing.T) {
 	})
 }
 
+// setPos moves d to pos, as Seek does, but to any position: beyond what
+// Seek can set, up to 2^64-1.
+func setPos(d *Digest, pos uint64) {
+	d.pos, d.obOK = pos, false
+}
+
 // digestSmallReads reads h's Digest (h has hashed in) as
 // TestDifferentialDigestSmallReads says, against the library's output: of
 // in where it is one chunk or less, else of the Digest of h as it is first
@@ -285,8 +291,8 @@ func digestSmallReads(t *testing.T, h *Hasher, in []byte) {
 		switch {
 		case len(in) <= chunkLen:
 			must(lib.HashXOF(h.mode, h.modeKey(), false, in, pos, out))
-		case ref.src == srcLib && ref.node.Flags&guts.FlagParent != 0:
-			b := guts.WordsToBytes(ref.node.Block)
+		case ref.src == srcLib && uint32(ref.root.flags)&guts.FlagParent != 0:
+			b := guts.WordsToBytes(ref.root.block)
 			must(lib.MergeRoot((*[32]byte)(b[:32]), (*[32]byte)(b[32:]), h.mode, h.modeKey(), pos, out))
 		default:
 			t.Fatalf("a Digest from source %d, not the library's", ref.src)
@@ -313,7 +319,7 @@ func digestSmallReads(t *testing.T, h *Hasher, in []byte) {
 	}
 	at := func(pos uint64) *Digest {
 		d := h.Digest()
-		d.pos = pos // beyond what Seek can set, near 2^64
+		setPos(d, pos)
 		return d
 	}
 
@@ -519,7 +525,7 @@ func TestGoXOF(t *testing.T) {
 							continue
 						}
 						got := make([]byte, k)
-						goXOF(&node, uint64(pos), got)
+						goXOF(refOf(&node), uint64(pos), got)
 						if !bytes.Equal(got, ref[pos:pos+k]) {
 							t.Fatalf("%s, %d bytes, runs=%v, zeebo's blocks=%v, measured lukechampine's %v: %d bytes at %d: %s, want %s", m.name, n, runs, zeeboBlocks, blocksByLuke.Load(), k, pos, shortHex(got), shortHex(ref[pos:pos+k]))
 						}
@@ -534,7 +540,7 @@ func TestGoXOF(t *testing.T) {
 						zd := z.Digest()
 						_, _ = zd.Seek(pos, io.SeekStart)
 						_, _ = zd.Read(want)
-						goXOF(&node, uint64(pos), got)
+						goXOF(refOf(&node), uint64(pos), got)
 						if !bytes.Equal(got, want) {
 							t.Fatalf("%s, %d bytes, runs=%v, zeebo's blocks=%v, measured lukechampine's %v: %d bytes at %d: %s, zeebo %s", m.name, n, runs, zeeboBlocks, blocksByLuke.Load(), k, pos, shortHex(got), shortHex(want))
 						}
@@ -546,7 +552,7 @@ func TestGoXOF(t *testing.T) {
 				for _, back := range []uint64{1, 64, 100, xofRun + 3} {
 					pos := math.MaxUint64 - back + 1
 					got, want := make([]byte, 3*xofRun), make([]byte, 3*xofRun)
-					goXOF(&node, pos, got)
+					goXOF(refOf(&node), pos, got)
 					must(lib.HashXOF(h.mode, h.modeKey(), false, in[:n], pos, want))
 					if !bytes.Equal(got, want) {
 						t.Fatalf("%s, %d bytes, runs=%v, zeebo's blocks=%v, measured lukechampine's %v: across 2^64 from %d: %s, library %s", m.name, n, runs, zeeboBlocks, blocksByLuke.Load(), pos, shortHex(got), shortHex(want))
@@ -632,7 +638,7 @@ func TestDigestReadAheadCopies(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if c.ahead != nil && c.ahead == d.ahead {
+			if c.run() != nil && c.run() == d.run() {
 				t.Fatalf("%d bytes of input: a copy by value and the original share the output fetched ahead of their small reads", n)
 			}
 			// A copy taken once the original reads from a run makes its
@@ -641,8 +647,8 @@ func TestDigestReadAheadCopies(t *testing.T) {
 			if err := read(&c2, 4096, 6144); err != nil {
 				t.Fatal(err)
 			}
-			if d.ahead == nil || c2.ahead == d.ahead {
-				t.Fatalf("%d bytes of input: the original reads from no run of output ahead (%v), or a copy of it fetched its run into the original's", n, d.ahead == nil)
+			if d.run() == nil || c2.run() == d.run() {
+				t.Fatalf("%d bytes of input: the original reads from no run of output ahead (%v), or a copy of it fetched its run into the original's", n, d.run() == nil)
 			}
 			back := *d
 			if err := read(d, 4096, 6144); err != nil {
@@ -669,10 +675,11 @@ func TestDigestReadAfterPanic(t *testing.T) {
 	want := refOutput(t, hashModePlain, nil, "", in, 0, 16)
 	// The input in the Digest, hashed by the library at each fetch
 	// (srcShort), in a mode the library refuses.
-	d := Digest{src: srcShort, heap: in, mode: 99, node: guts.Node{CV: guts.IV}}
+	d := Digest{src: srcShort, mode: 99, root: rootNode{cv: guts.IV}}
+	d.holdInput(in)
 	got := make([]byte, 8)
 	panicsWith(t, "a read in a mode the library refuses", refused, func() { _, _ = d.Read(got) })
-	d.mode = modeHash
+	d.mode = uint8(modeHash)
 	for i := range 2 {
 		if _, err := d.Read(got); err != nil || !bytes.Equal(got, want[8*i:8*i+8]) {
 			t.Fatalf("read %d after a recovered panic: %x, %v; want %x", i, got, err, want[8*i:8*i+8])
@@ -693,12 +700,12 @@ func TestDigestReadAfterPanic(t *testing.T) {
 	if _, err := d2.Read(head); err != nil || !bytes.Equal(head, want[:60]) {
 		t.Fatalf("the first 60 bytes: %x, %v; want %x", head, err, want[:60])
 	}
-	d2.node.BlockLen = 99
+	d2.root.blockLen = 99
 	panicsWith(t, "a read across a block's end from a node the library refuses", refused, func() { _, _ = d2.Read(got) })
 	if d2.pos != 60 {
 		t.Fatalf("position %d after a read at 60 that panicked; want 60", d2.pos)
 	}
-	d2.node.BlockLen = 10
+	d2.root.blockLen = 10
 	if _, err := d2.Read(got); err != nil || !bytes.Equal(got, want[60:68]) {
 		t.Fatalf("read at 60 after a recovered panic: %x, %v; want %x", got, err, want[60:68])
 	}
@@ -797,7 +804,7 @@ func TestDigestZeeboLayoutUnknown(t *testing.T) {
 				// small reads and large; past it, an error, where zeebo's
 				// Digest cannot seek.
 				for i, end := range []Digest{*h.Digest(), *d, *h.Digest(), *d} {
-					end.pos = 1<<63 - 1000
+					setPos(&end, 1<<63-1000)
 					got := make([]byte, 0, 1000)
 					piece := make([]byte, 1+rng.IntN(100))
 					if i >= 2 {
@@ -813,7 +820,7 @@ func TestDigestZeeboLayoutUnknown(t *testing.T) {
 					if !bytes.Equal(got, wantEnd) {
 						t.Fatalf("%v, %d bytes: the 1000 bytes before 2^63 in pieces of %d: %s, want %s", m, n, len(piece), shortHex(got), shortHex(wantEnd))
 					}
-					end.pos = 1<<63 - 10
+					setPos(&end, 1<<63-10)
 					if k, err := end.Read(got[:11]); k != 0 || err == nil {
 						t.Fatalf("%v, %d bytes: a read of 11 bytes at 2^63-10: %d, %v; want an error", m, n, k, err)
 					}

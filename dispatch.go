@@ -454,9 +454,9 @@ func timeBlocks(luke bool, n guts.Node) float64 {
 	blocks := func(k int) {
 		for i := range k {
 			if luke {
-				outputBlock(&n, uint64(i), &out)
+				outputBlock(refOf(&n), uint64(i), &out)
 			} else {
-				ffi.ZeeboOutput(&n, uint64(i), 0, out[:])
+				ffi.ZeeboOutput(&n.CV, &n.Block, n.BlockLen, n.Flags, uint64(i), 0, out[:])
 			}
 		}
 	}

@@ -57,7 +57,7 @@ func zeeboWithKey(key *[32]byte, mode uint32) *zeebo.Hasher {
 // where the plan picks it for unkeyed input (sumSmall).
 func goSum(mode uint32, key *[32]byte, in, out []byte) {
 	node := guts.CompressChunk(in, keyWords(mode, key), 0, modeFlags(mode))
-	goXOF(&node, 0, out)
+	goXOF(refOf(&node), 0, out)
 }
 
 // lukeSum512 is lukechampine.com/blake3's Sum512 for an input of one chunk
@@ -78,7 +78,7 @@ func lukeSum512(b []byte) (out [64]byte) {
 	} else {
 		n = guts.CompressChunk(b, &guts.IV, 0, 0)
 	}
-	outputBlock(&n, 0, &out)
+	outputBlock(refOf(&n), 0, &out)
 	return out
 }
 

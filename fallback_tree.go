@@ -148,7 +148,7 @@ func treeSum512(b []byte) (out [64]byte) {
 	}
 	t.write(b)
 	n := t.node()
-	outputBlock(&n, 0, &out)
+	outputBlock(refOf(&n), 0, &out)
 	return out
 }
 
@@ -160,6 +160,22 @@ func treeSum256(b []byte) [32]byte {
 
 func chainingValue(n guts.Node) [8]uint32 { return guts.ChainingValue(n) }
 
+// rootRef is a root node where it is held, read there: a guts.Node
+// (refOf) or a Digest's rootNode (rootNode.ref). Output read from a copy
+// of a node made just before (a Digest's node as a guts.Node) took a
+// Digest's first read about a tenth longer (BenchmarkDigestNew): the copy
+// reads what was written just before.
+type rootRef struct {
+	cv              *[8]uint32
+	block           *[16]uint32
+	blockLen, flags uint32
+}
+
+// refOf is n, where it is.
+func refOf(n *guts.Node) rootRef {
+	return rootRef{&n.CV, &n.Block, n.BlockLen, n.Flags}
+}
+
 // goXOF fills p with the root output of node n from byte position pos.
 // Where lukechampine has assembly that compresses a run of guts.MaxSIMD
 // blocks side by side (xofRuns), it computes whole runs: into p where one
@@ -167,7 +183,7 @@ func chainingValue(n guts.Node) [8]uint32 { return guts.ChainingValue(n) }
 // it computes the rest, and the up to four blocks that a short read spans,
 // which take less than a run (BenchmarkGoXOF). A whole block goes straight
 // into p. n is not changed.
-func goXOF(n *guts.Node, pos uint64, p []byte) {
+func goXOF(n rootRef, pos uint64, p []byte) {
 	// The block counter goes on past the end of the 2^64 bytes that the
 	// position covers, as the crate's and zeebo's do.
 	counter := pos / guts.BlockSize
@@ -180,7 +196,7 @@ func goXOF(n *guts.Node, pos uint64, p []byte) {
 			// on amd64, where its layout is known), unless lukechampine's,
 			// here as outputBlock, was measured faster on this machine
 			// (blocksByLuke).
-			if zeeboBlocks && !blocksByLuke.Load() && ffi.ZeeboOutput(n, counter, off, p) {
+			if zeeboBlocks && !blocksByLuke.Load() && ffi.ZeeboOutput(n.cv, n.block, n.blockLen, n.flags, counter, off, p) {
 				return
 			}
 			if off == 0 && len(p) >= guts.BlockSize {
@@ -205,10 +221,8 @@ func goXOF(n *guts.Node, pos uint64, p []byte) {
 
 // runNode is n as guts.CompressBlocks takes it for the run of root output
 // blocks from block counter.
-func runNode(n *guts.Node, counter uint64) guts.Node {
-	r := *n
-	r.Counter, r.Flags = counter, r.Flags|guts.FlagRoot
-	return r
+func runNode(n rootRef, counter uint64) guts.Node {
+	return guts.Node{CV: *n.cv, Block: *n.block, Counter: counter, BlockLen: n.blockLen, Flags: n.flags | guts.FlagRoot}
 }
 
 // xofRun is the output of one guts.CompressBlocks call.

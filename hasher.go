@@ -1004,7 +1004,7 @@ func (h *Hasher) Sum(b []byte) []byte {
 	switch {
 	case h.path == pathGo: // the keyed modes, and a plain hash after goFront
 		root := h.goRoot()
-		goXOF(&root, 0, out)
+		goXOF(refOf(&root), 0, out)
 	case h.lastHeld():
 		left, right := h.lastChildren()
 		must(lib.MergeRoot(&left, &right, h.mode, h.modeKey(), 0, out))
@@ -1021,7 +1021,7 @@ func (h *Hasher) Sum(b []byte) []byte {
 			must(lib.MergeRoot(left, right, h.mode, h.modeKey(), 0, out))
 		case tailInGo(t, tail):
 			n := tailRoot(t, h.mode, h.modeKey(), tail)
-			goXOF(&n, 0, out)
+			goXOF(refOf(&n), 0, out)
 		default:
 			must(lib.TreeFinalize(t, tail, 0, out))
 		}
@@ -1083,10 +1083,10 @@ func (h *Hasher) digest(d *Digest) {
 		// From its root node, for goXOF's runs and the plan's compression
 		// of single blocks (docs/dispatch.md).
 		if n, ok := ffi.ZeeboRoot(h.g.Digest()); ok && zeeboRoots {
-			*d = Digest{src: srcNode, node: n}
+			*d = Digest{src: srcNode, root: rootOf(n)}
 			return
 		}
-		*d = Digest{src: srcGo, zd: zeeboDigest(h.g)}
+		*d = Digest{src: srcGo, held: zeeboDigest(h.g)}
 		return
 	}
 	if h.path == pathGo {
@@ -1096,11 +1096,11 @@ func (h *Hasher) digest(d *Digest) {
 			// took a Digest read once on the Go path 1.3 times as long
 			// as zeebo's (BenchmarkDigestNew, BLAKE3_BACKEND=go).
 			kw, flags := h.goModeKey()
-			d.src, d.mode = srcLib, h.mode
-			setBlock(&d.node, &kw, flags, h.pending())
+			d.src, d.mode = srcLib, uint8(h.mode)
+			d.root.setBlock(&kw, flags, h.pending())
 			return
 		}
-		*d = Digest{src: srcNode, node: h.goRoot()}
+		*d = Digest{src: srcNode, root: rootOf(h.goRoot())}
 		return
 	}
 	if !h.live && h.front == 0 && h.nbuf <= chunkLen {
@@ -1116,7 +1116,7 @@ func (h *Hasher) digest(d *Digest) {
 	} else if t, tail, l, r := h.rootOf(reread); l != nil {
 		left, right = *l, *r
 	} else if tailInGo(t, tail) {
-		d.src, d.mode, d.node = srcLib, h.mode, tailRoot(t, h.mode, h.modeKey(), tail)
+		d.src, d.mode, d.root = srcLib, uint8(h.mode), rootOf(tailRoot(t, h.mode, h.modeKey(), tail))
 		return
 	} else {
 		left, right = h.treeRoot(t, tail)

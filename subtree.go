@@ -223,7 +223,7 @@ func (h *Hasher) subSum(b []byte) ([]byte, bool) {
 	if h.goPath() {
 		var out [32]byte
 		root := s.t.node()
-		goXOF(&root, 0, out[:])
+		goXOF(refOf(&root), 0, out[:])
 		return append(b, out[:]...), true
 	}
 	return nil, false
@@ -236,11 +236,11 @@ func (h *Hasher) subDigest(d *Digest) bool {
 		return false
 	}
 	if err := h.Err(); err != nil {
-		*d = Digest{src: srcErr, err: err}
+		*d = Digest{src: srcErr, held: err}
 		return true
 	}
 	if h.goPath() {
-		*d = Digest{src: srcNode, node: s.t.node()}
+		*d = Digest{src: srcNode, root: rootOf(s.t.node())}
 		return true
 	}
 	return false
@@ -365,7 +365,7 @@ func (h *Hasher) MergeRootDigest(left, right Subtree) (*Digest, error) {
 	}
 	if h.goPath() {
 		key, flags := h.goModeKey()
-		return &Digest{src: srcNode, node: parentNode(&left.CV, &right.CV, &key, flags)}, nil
+		return &Digest{src: srcNode, root: rootOf(parentNode(&left.CV, &right.CV, &key, flags))}, nil
 	}
 	d := new(Digest)
 	d.setMerge(h.mode, &h.key, &left.CV, &right.CV)

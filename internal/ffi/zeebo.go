@@ -195,23 +195,24 @@ func zeeboRoot(d *zeebo.Digest) guts.Node {
 	return guts.Node{CV: v.chain, Block: v.block, Counter: v.counter, BlockLen: v.blen, Flags: v.flags}
 }
 
-// ZeeboOutput fills p with the root output of node n from block counter
-// on, from byte off (below 64) of that block: with zeebo's compression of
-// one block (SSE4.1 assembly on amd64; lukechampine's code is portable
-// Go), one block at a time. n is not changed. It returns false,
-// having written nothing, unless ZeeboDigestOK.
-func ZeeboOutput(n *guts.Node, counter uint64, off int, p []byte) bool {
+// ZeeboOutput fills p with the root output of the node of key cv, block,
+// blockLen and flags (a guts.Node's, read where the caller holds them) from
+// block counter on, from byte off (below 64) of that block: with zeebo's
+// compression of one block (SSE4.1 assembly on amd64; lukechampine's code
+// is portable Go), one block at a time. It changes none of them. It
+// returns false, having written nothing, unless ZeeboDigestOK.
+func ZeeboOutput(cv *[8]uint32, block *[16]uint32, blockLen, flags uint32, counter uint64, off int, p []byte) bool {
 	if !zeeboDigestOK() {
 		return false
 	}
-	zeeboOutput(n, counter, off, p)
+	zeeboOutput(cv, block, blockLen, flags, counter, off, p)
 	return true
 }
 
-func zeeboOutput(n *guts.Node, counter uint64, off int, p []byte) {
+func zeeboOutput(cv *[8]uint32, block *[16]uint32, blockLen, flags uint32, counter uint64, off int, p []byte) {
 	var d zeebo.Digest
 	v := digestView(&d)
-	v.counter, v.chain, v.block, v.blen, v.flags = counter, n.CV, n.Block, n.BlockLen, n.Flags|guts.FlagRoot
+	v.counter, v.chain, v.block, v.blen, v.flags = counter, *cv, *block, blockLen, flags|guts.FlagRoot
 	if off > 0 {
 		var skip [64]byte
 		_, _ = d.Read(skip[:off])
@@ -289,7 +290,7 @@ func zeeboDigestCheck() bool {
 		}
 		var want, got [200]byte
 		_, _ = d.Read(want[:])
-		zeeboOutput(&n, 1, 3, got[67:]) // from byte 64+3
+		zeeboOutput(&n.CV, &n.Block, n.BlockLen, n.Flags, 1, 3, got[67:]) // from byte 64+3
 		if !bytes.Equal(got[67:], want[67:]) {
 			return false
 		}

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	zeebo "github.com/zeebo/blake3"
-	"lukechampine.com/blake3/guts"
 )
 
 func TestZeeboOK(t *testing.T) {
@@ -30,7 +29,7 @@ func TestZeeboDigestGuard(t *testing.T) {
 		t.Error("ZeeboRoot without the layout check: a node")
 	}
 	p := []byte{7}
-	if ZeeboOutput(&guts.Node{}, 0, 0, p) || p[0] != 7 {
+	if ZeeboOutput(new([8]uint32), new([16]uint32), 0, 0, 0, 0, p) || p[0] != 7 {
 		t.Error("ZeeboOutput without the layout check: output")
 	}
 }
