@@ -1083,7 +1083,8 @@ func (h *Hasher) digest(d *Digest) {
 		// From its root node, for goXOF's runs and the plan's compression
 		// of single blocks (docs/dispatch.md).
 		if n, ok := ffi.ZeeboRoot(h.g.Digest()); ok && zeeboRoots {
-			*d = Digest{src: srcNode, root: rootOf(n)}
+			d.src = srcNode
+			d.root.set(&n)
 			return
 		}
 		*d = Digest{src: srcGo, held: zeeboDigest(h.g)}
@@ -1100,7 +1101,9 @@ func (h *Hasher) digest(d *Digest) {
 			d.root.setBlock(&kw, flags, h.pending())
 			return
 		}
-		*d = Digest{src: srcNode, root: rootOf(h.goRoot())}
+		n := h.goRoot()
+		d.src = srcNode
+		d.root.set(&n)
 		return
 	}
 	if !h.live && h.front == 0 && h.nbuf <= chunkLen {
@@ -1116,7 +1119,9 @@ func (h *Hasher) digest(d *Digest) {
 	} else if t, tail, l, r := h.rootOf(reread); l != nil {
 		left, right = *l, *r
 	} else if tailInGo(t, tail) {
-		d.src, d.mode, d.root = srcLib, uint8(h.mode), rootOf(tailRoot(t, h.mode, h.modeKey(), tail))
+		n := tailRoot(t, h.mode, h.modeKey(), tail)
+		d.src, d.mode = srcLib, uint8(h.mode)
+		d.root.set(&n)
 		return
 	} else {
 		left, right = h.treeRoot(t, tail)

@@ -240,7 +240,9 @@ func (h *Hasher) subDigest(d *Digest) bool {
 		return true
 	}
 	if h.goPath() {
-		*d = Digest{src: srcNode, root: rootOf(s.t.node())}
+		n := s.t.node()
+		d.src = srcNode
+		d.root.set(&n)
 		return true
 	}
 	return false
@@ -365,7 +367,10 @@ func (h *Hasher) MergeRootDigest(left, right Subtree) (*Digest, error) {
 	}
 	if h.goPath() {
 		key, flags := h.goModeKey()
-		return &Digest{src: srcNode, root: rootOf(parentNode(&left.CV, &right.CV, &key, flags))}, nil
+		d := &Digest{src: srcNode}
+		n := parentNode(&left.CV, &right.CV, &key, flags)
+		d.root.set(&n)
+		return d, nil
 	}
 	d := new(Digest)
 	d.setMerge(h.mode, &h.key, &left.CV, &right.CV)
