@@ -580,9 +580,9 @@ func BenchmarkMarshal(b *testing.B) {
 }
 
 // BenchmarkZeeboSum is zeebo's Sum256 and Sum512 against zeeboSum256 and
-// zeeboSum512, which the dispatch calls for zeebo: above a chunk they make
-// zeebo's hasher in place rather than in a temporary that zeebo's Sum512
-// copies (fallback.go).
+// zeeboSum512, which the dispatch calls for zeebo above a chunk: they take
+// zeebo's hasher from a pool rather than zero one in a temporary that
+// zeebo's Sum512 copies (fallback.go).
 func BenchmarkZeeboSum(b *testing.B) {
 	data := vectorInput(16 << 10)
 	for _, n := range []int{64, 1 << 10, 1<<10 + 1, 2 << 10, 4 << 10, 8 << 10, 16 << 10} {

@@ -58,7 +58,7 @@ func Sum256(data []byte) [32]byte {
 		return lukeSum256(data)
 	case implZeebo:
 		if len(data) <= chunkLen {
-			// zeebo's Sum512 called here, and cut: through zeeboSum256, or
+			// zeebo's Sum512 called here, and cut: through zeeboSum512, or
 			// zeebo's Sum256, each a call that copies the result once more,
 			// Sum256 took 6 to 10% longer than zeebo's from 0 to 128 bytes
 			// (TestDispatchTable, docs/dispatch.md).

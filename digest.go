@@ -427,12 +427,21 @@ func (d *Digest) setMerge(mode uint32, key, left, right *[32]byte) {
 
 // zeeboChunkRoot is the root node of in, one chunk or less, in plain
 // hashing, from zeebo's hasher (its assembly), and false where zeebo's
-// Digest is not laid out as internal/ffi expects. zeebo's hasher is on
-// this function's stack (10 KiB), not on its callers'.
+// Digest is not laid out as internal/ffi expects. zeebo's hasher comes from
+// ffi.ZeeboNew's pool, where its hasher's layout is known, and is on this
+// function's stack (10 KiB), not on its callers', where it is not.
 //
 //go:noinline
 func zeeboChunkRoot(in []byte) (guts.Node, bool) {
-	z := zeebo.New()
+	if z := ffi.ZeeboNew(); z != nil {
+		defer ffi.ZeeboFree(z)
+		return zeeboRootOf(z, in)
+	}
+	return zeeboRootOf(zeebo.New(), in)
+}
+
+// zeeboRootOf is the root node of in, from z, a new hasher.
+func zeeboRootOf(z *zeebo.Hasher, in []byte) (guts.Node, bool) {
 	_, _ = z.Write(in)
 	return ffi.ZeeboRoot(z.Digest())
 }

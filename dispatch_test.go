@@ -151,9 +151,9 @@ func TestDispatchLukeOneChunk(t *testing.T) {
 }
 
 // TestDispatchZeeboSum: zeeboSum512 and zeeboSum256, which the dispatch
-// calls for zeebo, are zeebo's Sum512 and Sum256: at every length up to
-// two chunks, at the edges of zeebo's 8 KiB batches, and at lengths
-// between.
+// calls for zeebo above a chunk, are zeebo's Sum512 and Sum256: at every
+// length up to two chunks, at the edges of zeebo's 8 KiB batches, and at
+// lengths between; and allocate nothing, with zeebo's layout known or not.
 func TestDispatchZeeboSum(t *testing.T) {
 	in := vectorInput(17*chunkLen + 1)
 	lens := []int{8191, 8192, 8193, 16383, 16384, 16385, len(in)}
@@ -166,6 +166,19 @@ func TestDispatchZeeboSum(t *testing.T) {
 		}
 		if got, want := zeeboSum256(in[:n]), zeebo.Sum256(in[:n]); got != want {
 			t.Fatalf("%d bytes: zeeboSum256 %x, zeebo %x", n, got[:8], want[:8])
+		}
+	}
+	// Its hasher comes from a pool, and goes back to it; where zeebo's
+	// layout is not the one known, it is made on the stack.
+	for _, known := range []bool{true, false} {
+		if !known {
+			defer ffi.ForgetZeeboLayout()()
+		}
+		if a := testing.AllocsPerRun(50, func() { zeeboSum512(in) }); a != 0 && !raceEnabled {
+			t.Errorf("zeebo's layout known %v: %v allocations per zeeboSum512 of %d bytes, want 0", known, a, len(in))
+		}
+		if got, want := zeeboSum512(in), zeebo.Sum512(in); got != want {
+			t.Errorf("zeebo's layout known %v: zeeboSum512 %x, zeebo %x", known, got[:8], want[:8])
 		}
 	}
 }

@@ -82,17 +82,27 @@ func lukeSum512(b []byte) (out [64]byte) {
 	return out
 }
 
-// zeeboSum512 is zeebo's Sum512, with zeebo's hasher made where it is used
-// for an input longer than a chunk: zeebo's Sum512 zeroes its 10 KiB hasher
-// in a temporary and then copies it into place (go tool objdump: REP STOSQ,
-// then REP MOVSQ), which its New, Write and Digest do not
-// (BenchmarkZeeboSum, docs/dispatch.md). Up to a chunk zeebo's Sum512
-// makes no hasher, and is called.
-func zeeboSum512(b []byte) (out [64]byte) {
+// zeeboSum512 is zeebo's Sum512, with zeebo's hasher for an input longer
+// than a chunk taken from a pool (ffi.ZeeboNew), or, where its layout is
+// not the one known, made where it is used: zeebo's Sum512 zeroes its 10
+// KiB hasher in a temporary and then copies it into place (go tool
+// objdump: REP STOSQ, then REP MOVSQ), which its New, Write and Digest do
+// not, and a hasher from the pool is not zeroed (BenchmarkZeeboSum,
+// docs/dispatch.md). Up to a chunk zeebo's Sum512 makes no hasher, and is
+// called.
+func zeeboSum512(b []byte) [64]byte {
 	if len(b) <= chunkLen {
 		return zeebo.Sum512(b)
 	}
-	h := zeebo.New()
+	if h := ffi.ZeeboNew(); h != nil {
+		defer ffi.ZeeboFree(h)
+		return zeeboOut(h, b)
+	}
+	return zeeboOut(zeebo.New(), b)
+}
+
+// zeeboOut is the first 64 bytes of the output of h, a new hasher, for b.
+func zeeboOut(h *zeebo.Hasher, b []byte) (out [64]byte) {
 	_, _ = h.Write(b)
 	_, _ = h.Digest().Read(out[:])
 	return out

@@ -113,7 +113,7 @@ func zeeboImport(s *ZeeboState) *zeebo.Hasher {
 // ZeeboFront hashes a and then b, after chunks whole chunks of an input
 // whose subtrees' chaining values are stack[i] for each bit i of chunks (a
 // multiple of 8, zeebo's batch, below 2^len(stack)), in key's mode
-// (flags), with a zeebo hasher on this function's stack, and returns what
+// (flags), with a zeebo hasher of its own (ZeeboNew), and returns what
 // that hasher holds once finalized: the count of whole chunks before the last one, the
 // chaining values of their subtrees, in stack, and the root node of the
 // whole input. The last chunk, which the caller keeps, is the input after
@@ -132,9 +132,10 @@ func ZeeboFront(key *[8]uint32, flags uint32, chunks uint64, stack [][8]uint32, 
 	if n == 0 || chunks%8 != 0 || chunks>>len(stack) != 0 || chunks > (math.MaxUint64-n)/1024 || chunks*1024+n <= 1024 || !zeeboOK() || !zeeboDigestOK() {
 		return 0, guts.Node{}, false
 	}
-	var z zeebo.Hasher
-	v := view(&z)
-	v.size, v.h.key, v.h.flags = 32, *key, flags // as zeebo.New, in key's mode
+	z := zeeboNew()
+	defer ZeeboFree(z)
+	v := view(z)
+	v.h.key, v.h.flags = *key, flags // in key's mode
 	v.h.chunks, v.h.stack.occ = chunks, chunks
 	for rest := chunks; rest != 0; rest &= rest - 1 {
 		i := bits.TrailingZeros64(rest)
@@ -154,6 +155,34 @@ func ZeeboFront(key *[8]uint32, flags uint32, chunks uint64, stack [][8]uint32, 
 	}
 	return chunks, root, true
 }
+
+// ZeeboNew is zeebo.New's hasher, for one use, after which the caller gives
+// it back with ZeeboFree; nil unless ZeeboOK. It comes from a pool, reset
+// (zeebo's Reset: no input, no subtree) and set to New's size, key and
+// flags, where a new one would have its 10 KiB zeroed first: on the Go
+// path, a new Hasher's first write of 8 KiB and Sum256 of 4 KiB, in a
+// zeebo hasher on the stack, took 7 to 12% longer than in one from a pool
+// (BenchmarkNewSum, BenchmarkZeeboSum, docs/stream.md).
+func ZeeboNew() *zeebo.Hasher {
+	if !zeeboOK() {
+		return nil
+	}
+	return zeeboNew()
+}
+
+func zeeboNew() *zeebo.Hasher {
+	h := zeeboHashers.Get().(*zeebo.Hasher)
+	h.Reset()
+	v := view(h)
+	v.size, v.h.key, v.h.flags = 32, guts.IV, 0
+	return h
+}
+
+// ZeeboFree gives back a hasher from ZeeboNew, which its caller no longer
+// uses.
+func ZeeboFree(h *zeebo.Hasher) { zeeboHashers.Put(h) }
+
+var zeeboHashers = sync.Pool{New: func() any { return zeebo.New() }}
 
 // ZeeboLen returns how many bytes h has hashed, and false when ZeeboOK
 // does not hold (the layout is not known).

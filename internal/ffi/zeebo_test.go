@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	zeebo "github.com/zeebo/blake3"
+	"lukechampine.com/blake3/guts"
 )
 
 func TestZeeboOK(t *testing.T) {
@@ -56,5 +57,34 @@ func TestZeeboGuard(t *testing.T) {
 	}
 	if _, ok := ZeeboLen(zeebo.New()); ok {
 		t.Error("ZeeboLen without the layout check: ok")
+	}
+}
+
+// TestZeeboNew: a hasher from ZeeboNew hashes as zeebo.New's does (its
+// Sum, of New's size), though the one given back before it (most likely
+// the same one) was keyed, of another size, had hashed more than a batch
+// and was left unfinished; and with the layout check failing there is
+// none.
+func TestZeeboNew(t *testing.T) {
+	in, _, kw := checkInput(3*8192 + 100)
+	for range 3 {
+		h := ZeeboNew()
+		if h == nil {
+			t.Fatal("ZeeboNew: nil with the layout known")
+		}
+		_, _ = h.Write([]byte("abc"))
+		if got, want := h.Sum(nil), zeebo.Sum256([]byte("abc")); string(got) != string(want[:]) {
+			t.Fatalf("ZeeboNew's hasher: %x, want %x", got, want)
+		}
+		v := view(h)
+		v.h.key, v.h.flags, v.size = kw, guts.FlagKeyedHash, 64
+		_, _ = h.Write(in)
+		ZeeboFree(h)
+	}
+	saved := zeeboOK
+	defer func() { zeeboOK = saved }()
+	zeeboOK = func() bool { return false }
+	if h := ZeeboNew(); h != nil {
+		t.Error("ZeeboNew without the layout check: a hasher")
 	}
 }
