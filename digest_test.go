@@ -1010,3 +1010,25 @@ func TestDigestFirstGoPath(t *testing.T) {
 		}
 	})
 }
+
+// TestZeeboChunkRoot: zeeboChunkRoot's node, from a hasher of ffi.ZeeboNew's
+// pool, gives zeebo's hash of the input, from a block and a byte to a
+// chunk, and allocates nothing; where zeebo's layout is not the one known
+// it declines (no node, no panic), its hasher then made on its stack.
+func TestZeeboChunkRoot(t *testing.T) {
+	in := vectorInput(chunkLen)
+	for _, n := range []int{blockLen + 1, 100, 512, chunkLen - 1, chunkLen} {
+		node, ok := zeeboChunkRoot(in[:n])
+		out := guts.WordsToBytes(guts.CompressNode(node))
+		if want := zeebo.Sum256(in[:n]); !ok || !bytes.Equal(out[:32], want[:]) {
+			t.Errorf("%d bytes: %v, %x; want zeebo's %x", n, ok, out[:8], want[:8])
+		}
+		if a := testing.AllocsPerRun(20, func() { _, _ = zeeboChunkRoot(in[:n]) }); a != 0 && !raceEnabled {
+			t.Errorf("%d bytes: %v allocations per call, want 0", n, a)
+		}
+	}
+	defer ffi.ForgetZeeboLayout()()
+	if _, ok := zeeboChunkRoot(in); ok {
+		t.Error("zeebo's layout not known: a node")
+	}
+}

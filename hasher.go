@@ -522,7 +522,7 @@ func treeGroups(key *[8]uint32, flags uint32, a, b []byte, stack [][8]uint32) ui
 }
 
 // goFront hashes what is gathered and then p, a first write past
-// goGather, in hashers on the stack, and keeps in h what Sum, Digest and a
+// goGather, without allocating a hasher, and keeps in h what Sum, Digest and a
 // later write need: the chunks before the last (front, and the chaining
 // values of their subtrees: frontCV), the last chunk (gathered), and the
 // root node (groot). It reports whether it did. Where bigByTree found

@@ -118,7 +118,7 @@ func zeeboImport(s *ZeeboState) *zeebo.Hasher {
 // chaining values of their subtrees, in stack, and the root node of the
 // whole input. The last chunk, which the caller keeps, is the input after
 // that count of chunks. It is what ZeeboExport would give of a hasher on
-// the heap that had hashed the same, without one: zeebo's hasher is 10 KiB.
+// the heap that had hashed the same, without allocating one per call.
 // ok is false, with nothing hashed and stack as it was, unless both
 // layouts are the ones known (ZeeboOK, ZeeboDigestOK) and the input is
 // more than a chunk in all, with some of it in a or b; and false, the
@@ -160,9 +160,9 @@ func ZeeboFront(key *[8]uint32, flags uint32, chunks uint64, stack [][8]uint32, 
 // it back with ZeeboFree; nil unless ZeeboOK. It comes from a pool, reset
 // (zeebo's Reset: no input, no subtree) and set to New's size, key and
 // flags, where a new one would have its 10 KiB zeroed first: on the Go
-// path, a new Hasher's first write of 8 KiB and Sum256 of 4 KiB, in a
-// zeebo hasher on the stack, took 7 to 12% longer than in one from a pool
-// (BenchmarkNewSum, BenchmarkZeeboSum, docs/stream.md).
+// path, a new Hasher's first write of 4 to 16 KiB, in a zeebo hasher on
+// the stack, took 6 to 13% longer than in one from a pool, and a one-shot
+// of 4 KiB 3 to 10% (BenchmarkNewSum, BenchmarkZeeboSum, docs/stream.md).
 func ZeeboNew() *zeebo.Hasher {
 	if !zeeboOK() {
 		return nil
@@ -179,8 +179,13 @@ func zeeboNew() *zeebo.Hasher {
 }
 
 // ZeeboFree gives back a hasher from ZeeboNew, which its caller no longer
-// uses.
-func ZeeboFree(h *zeebo.Hasher) { zeeboHashers.Put(h) }
+// uses, its key cleared: a keyed hash's key, or a context key, is not
+// left in the pool (the input's last batch is, as in any zeebo hasher
+// that is not zeroed).
+func ZeeboFree(h *zeebo.Hasher) {
+	view(h).h.key = [8]uint32{}
+	zeeboHashers.Put(h)
+}
 
 var zeeboHashers = sync.Pool{New: func() any { return zeebo.New() }}
 

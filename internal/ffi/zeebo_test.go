@@ -63,8 +63,8 @@ func TestZeeboGuard(t *testing.T) {
 // TestZeeboNew: a hasher from ZeeboNew hashes as zeebo.New's does (its
 // Sum, of New's size), though the one given back before it (most likely
 // the same one) was keyed, of another size, had hashed more than a batch
-// and was left unfinished; and with the layout check failing there is
-// none.
+// and was left unfinished; one given back has its key cleared; and with
+// the layout check failing there is none.
 func TestZeeboNew(t *testing.T) {
 	in, _, kw := checkInput(3*8192 + 100)
 	for range 3 {
@@ -80,6 +80,9 @@ func TestZeeboNew(t *testing.T) {
 		v.h.key, v.h.flags, v.size = kw, guts.FlagKeyedHash, 64
 		_, _ = h.Write(in)
 		ZeeboFree(h)
+		if v.h.key != [8]uint32{} { // read after it is given back: no one else gets it here
+			t.Fatalf("a hasher given back keeps its key: %x", v.h.key)
+		}
 	}
 	saved := zeeboOK
 	defer func() { zeeboOK = saved }()
