@@ -44,6 +44,20 @@ import (
 // write past them is hashed at once, with hashers on the stack, and only
 // its last chunk and what a Sum needs are kept.
 type Hasher struct {
+	// What Write's two fast paths read and change, together at the front
+	// (in one or two cache lines). gen counts the changes to the heap
+	// state, which it is shared with, and ngen is the count as h last left
+	// it: a copy by value, or a Hasher restored from one, whose count is
+	// behind has seen the state changed under it (mine). gw is g where
+	// Write hands the input to it with no other look (setLim); lim, nbuf
+	// and buf are described with g below.
+	gen  *uint64
+	ngen uint64
+	gw   *zeebo.Hasher
+	lim  int
+	nbuf int
+	buf  []byte
+
 	mode      uint32
 	key       [32]byte // the key (keyed), or the context key (derive-key, when hasCtxKey)
 	hasCtxKey bool
@@ -89,9 +103,6 @@ type Hasher struct {
 	lastOK bool
 	groot  guts.Node
 	gnbuf  int
-	lim    int
-	nbuf   int
-	buf    []byte
 	first  [firstLen]byte
 
 	// tchunks is the count of chunks t held when h last handed it input:
@@ -116,13 +127,6 @@ type Hasher struct {
 	// past t's; initTree, which starts another input in t, sets its count
 	// to 0.
 	ahead *ffi.Tree
-
-	// gen counts the changes to the heap state, which it is shared with,
-	// and ngen is the count as h last left it: a copy by value, or a
-	// Hasher restored from one, whose count is behind has seen the state
-	// changed under it (mine).
-	gen  *uint64
-	ngen uint64
 
 	// mu is the lock that Sum, Digest, Clone and AppendBinary hold while
 	// they may absorb gathered input into the tree and read it, or on the
@@ -227,6 +231,15 @@ func (h *Hasher) share() {
 // past 2^64-1 bytes, the most BLAKE3 hashes, which only a hasher resumed
 // by UnmarshalBinary can come near (ErrSubtreeTooLarge, nothing written).
 func (h *Hasher) Write(p []byte) (int, error) {
+	if g := h.gw; g != nil && *h.gen == h.ngen {
+		// A stream on the Go path once zeebo's hasher has it: what write
+		// would come to (writeGo's last case), without its looks, which
+		// took about a quarter of the CPU profile of a stream in 64-byte
+		// pieces (BenchmarkStream, impl=go).
+		*h.gen++
+		h.ngen++
+		return g.Write(p)
+	}
 	if h.nbuf+len(p) < h.lim && *h.gen == h.ngen {
 		// The common case of a stream in small pieces: only gather (lim
 		// is 0 until h has a buffer, and gen with it).
@@ -234,15 +247,6 @@ func (h *Hasher) Write(p []byte) (int, error) {
 		*h.gen++
 		h.ngen = *h.gen
 		return len(p), nil
-	}
-	if h.g != nil && h.gen != nil && *h.gen == h.ngen && h.path == pathGo && !h.sub.on && !h.far {
-		// A stream on the Go path once zeebo's hasher has it: what write
-		// would come to (writeGo's last case), without its looks, which
-		// took about a quarter of the CPU profile of a stream in 64-byte
-		// pieces (BenchmarkStream, impl=go).
-		*h.gen++
-		h.ngen = *h.gen
-		return h.g.Write(p)
 	}
 	return h.write(p)
 }
@@ -672,11 +676,13 @@ func alignedRoom(at uint64, group int) int {
 // than that, and 0 without a buffer or for a subtree hasher, so that
 // Write's test fails for every write there, the empty one included.
 func (h *Hasher) setLim() {
-	h.lim = 0
+	h.lim, h.gw = 0, nil
 	l := 0
 	switch {
 	case h.sub.on:
 		return // every write is counted, the empty one too (a sticky error)
+	case h.path == pathGo && h.g != nil && !h.far:
+		h.gw = h.g
 	case h.path == pathNative:
 		l = h.room()
 		// Nothing past 2^64-1 bytes without a look (fits).
@@ -950,7 +956,7 @@ func (h *Hasher) Clone() *Hasher {
 	}
 	c := new(Hasher)
 	*c = *h
-	c.g, c.t, c.ahead, c.buf, c.gen, c.nbuf, c.summed, c.read, c.mu = nil, nil, nil, nil, nil, 0, false, false, nil
+	c.g, c.gw, c.t, c.ahead, c.buf, c.gen, c.nbuf, c.summed, c.read, c.mu = nil, nil, nil, nil, nil, nil, 0, false, false, nil
 	if h.g != nil {
 		c.g = h.g.Clone()
 	}

@@ -207,6 +207,7 @@ func (h *Hasher) UnmarshalBinary(data []byte) error {
 		h.share()
 		h.path, h.g = pathGo, ffi.ZeeboImport(&z)
 		h.lockable()
+		h.setLim()
 	}
 	return nil
 }
