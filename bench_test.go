@@ -309,6 +309,53 @@ func BenchmarkNewSum(b *testing.B) {
 	}
 }
 
+// BenchmarkSumKeyed hashes a short input through a new keyed hasher
+// (NewKeyed, Write, Sum) against the Go peers: on the Go path ("go") the
+// Hasher gathers up to a chunk in the keyed modes, and Sum compresses it
+// with zeebo's assembly or lukechampine's one-chunk code, as the plan
+// picks for a one-shot of that length (goChunkRoot).
+func BenchmarkSumKeyed(b *testing.B) {
+	waitPlan()
+	data := vectorInput(1 << 10)
+	key := make([]byte, 32)
+	ours := func(p []byte, out *[32]byte) {
+		h, _ := NewKeyed(key)
+		_, _ = h.Write(p)
+		h.Sum(out[:0])
+	}
+	impls := []struct {
+		name  string
+		sum   func(p []byte, out *[32]byte)
+		setup func() func()
+	}{
+		{"auto", ours, noSetup},
+		{"go", ours, goForced},
+		{"zeebo", func(p []byte, out *[32]byte) {
+			h, _ := zeebo.NewKeyed(key)
+			_, _ = h.Write(p)
+			h.Sum(out[:0])
+		}, noSetup},
+		{"lukechampine", func(p []byte, out *[32]byte) {
+			h := luke.New(32, key)
+			_, _ = h.Write(p)
+			h.Sum(out[:0])
+		}, noSetup},
+	}
+	for _, n := range []int{64, 65, 256, 1 << 10} {
+		for _, im := range impls {
+			b.Run("size="+sizeName(n)+"/impl="+im.name, func(b *testing.B) {
+				defer im.setup()()
+				b.SetBytes(int64(n))
+				b.ReportAllocs()
+				var sum [32]byte
+				for b.Loop() {
+					im.sum(data[:n], &sum)
+				}
+			})
+		}
+	}
+}
+
 // BenchmarkWriteString hashes one string through a new hasher (New,
 // WriteString, Sum) against zeebo's WriteString and this package's Write of
 // the same bytes as a slice: WriteString hashes a string where it is, as

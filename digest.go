@@ -385,11 +385,12 @@ func outputInGo(haveLib bool, goos, goarch string, avx2 bool, simd string) bool 
 // a Digest either its root node, computed now, or a copy on the heap, and
 // it gets the cheaper of the two where the first read is what it costs:
 // the node (srcNode), where the plan hashes an input that long in Go (with
-// zeebo's assembly or lukechampine's one-chunk code, as a one-shot hash of
-// it would), the copy where it hashes it in the library (srcShort), and
-// in the keyed modes where it picks zeebo (whose hasher gives the node
-// for plain hashing only; keyed one-shot hashes of that size go to the
-// library there, as sumSmall sends them). A Digest that held a whole
+// zeebo's assembly, in any mode, or lukechampine's one-chunk code, as a
+// one-shot hash of it would; lukechampine's where zeebo's layout is not
+// known), and the copy where it hashes it in the library (srcShort). A
+// keyed Digest where the plan picks zeebo took the copy before
+// zeeboChunkRoot took the keyed modes: a Digest of 1 KiB read once took
+// 1.2 times zeebo's time (BenchmarkDigestNew). A Digest that held a whole
 // chunk in itself was 1 KiB larger: each Digest that escapes to the heap
 // allocated that much more (BenchmarkDigestNew, docs/stream.md).
 func (d *Digest) setShort(mode uint32, key *[32]byte, in []byte) {
@@ -401,8 +402,8 @@ func (d *Digest) setShort(mode uint32, key *[32]byte, in []byte) {
 		return
 	}
 	switch im := implFor(len(in)); {
-	case im == implZeebo && mode == modeHash:
-		if node, ok := zeeboChunkRoot(in); ok {
+	case im == implZeebo:
+		if node, ok := zeeboChunkRoot(kw, flags, in); ok {
 			d.src = srcNode
 			d.root.set(&node)
 			return
@@ -425,17 +426,22 @@ func (d *Digest) setMerge(mode uint32, key, left, right *[32]byte) {
 	d.root.setParent(keyWords(mode, key), modeFlags(mode), left, right)
 }
 
-// zeeboChunkRoot is the root node of in, one chunk or less, in plain
-// hashing, from zeebo's hasher (its assembly), and false where zeebo's
-// Digest is not laid out as internal/ffi expects. zeebo's hasher comes from
-// ffi.ZeeboNew's pool, where its hasher's layout is known, and is on this
-// function's stack (10 KiB), not on its callers', where it is not.
+// zeeboChunkRoot is the root node of in, one chunk or less, in the mode of
+// key and flags, from zeebo's hasher (its assembly), and false where
+// zeebo's Digest is not laid out as internal/ffi expects. zeebo's hasher
+// comes from ffi.ZeeboNewMode's pool, where its hasher's layout is known;
+// where it is not, the hasher is on this function's stack (10 KiB), not on
+// its callers', in plain hashing, the only mode zeebo's New takes without
+// the key's bytes or the context, and the keyed modes get false.
 //
 //go:noinline
-func zeeboChunkRoot(in []byte) (guts.Node, bool) {
-	if z := ffi.ZeeboNew(); z != nil {
+func zeeboChunkRoot(key *[8]uint32, flags uint32, in []byte) (guts.Node, bool) {
+	if z := ffi.ZeeboNewMode(key, flags); z != nil {
 		defer ffi.ZeeboFree(z)
 		return zeeboRootOf(z, in)
+	}
+	if flags != 0 {
+		return guts.Node{}, false
 	}
 	return zeeboRootOf(zeebo.New(), in)
 }

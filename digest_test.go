@@ -1013,23 +1013,50 @@ func TestDigestFirstGoPath(t *testing.T) {
 
 // TestZeeboChunkRoot: zeeboChunkRoot's node, from a hasher of ffi.ZeeboNew's
 // pool, gives zeebo's hash of the input, from a block and a byte to a
-// chunk, and allocates nothing; where zeebo's layout is not the one known
-// it declines (no node, no panic), its hasher then made on its stack.
+// chunk, and in the keyed mode, and allocates nothing; where zeebo's
+// layout is not the one known it declines (no node, no panic), its hasher
+// then made on its stack, and in the keyed mode, which zeebo's New does
+// not take.
 func TestZeeboChunkRoot(t *testing.T) {
 	in := vectorInput(chunkLen)
 	for _, n := range []int{blockLen + 1, 100, 512, chunkLen - 1, chunkLen} {
-		node, ok := zeeboChunkRoot(in[:n])
+		node, ok := zeeboChunkRoot(&guts.IV, 0, in[:n])
 		out := guts.WordsToBytes(guts.CompressNode(node))
 		if want := zeebo.Sum256(in[:n]); !ok || !bytes.Equal(out[:32], want[:]) {
 			t.Errorf("%d bytes: %v, %x; want zeebo's %x", n, ok, out[:8], want[:8])
 		}
-		if a := testing.AllocsPerRun(20, func() { _, _ = zeeboChunkRoot(in[:n]) }); a != 0 && !raceEnabled {
+		if a := testing.AllocsPerRun(20, func() { _, _ = zeeboChunkRoot(&guts.IV, 0, in[:n]) }); a != 0 && !raceEnabled {
 			t.Errorf("%d bytes: %v allocations per call, want 0", n, a)
 		}
 	}
+	var key [32]byte
+	copy(key[:], vectorInput(64)[32:])
+	kw := cvWords(&key)
+	keyed, _ := zeebo.NewKeyed(key[:])
+	_, _ = keyed.Write(in[:300])
+	node, ok := zeeboChunkRoot(&kw, guts.FlagKeyedHash, in[:300])
+	out := guts.WordsToBytes(guts.CompressNode(node))
+	if want := keyed.Sum(nil); !ok || !bytes.Equal(out[:32], want) {
+		t.Errorf("keyed, 300 bytes: %v, %x; want zeebo's %x", ok, out[:8], want[:8])
+	}
 	defer pinDispatch()() // no snapshot of the plan reads zeebo's layout meanwhile
+	restore := ffi.ForgetZeeboHasherLayout()
+	// Its Digest's layout known: plain hashing's node from zeebo.New's
+	// hasher, none in the keyed mode.
+	node, ok = zeeboChunkRoot(&guts.IV, 0, in[:300])
+	out = guts.WordsToBytes(guts.CompressNode(node))
+	if want := zeebo.Sum256(in[:300]); !ok || !bytes.Equal(out[:32], want[:]) {
+		t.Errorf("hasher's layout not known, 300 bytes: %v, %x; want zeebo's %x", ok, out[:8], want[:8])
+	}
+	if _, ok := zeeboChunkRoot(&kw, guts.FlagKeyedHash, in[:300]); ok {
+		t.Error("hasher's layout not known, keyed: a node")
+	}
+	restore()
 	defer ffi.ForgetZeeboLayout()()
-	if _, ok := zeeboChunkRoot(in); ok {
+	if _, ok := zeeboChunkRoot(&guts.IV, 0, in); ok {
 		t.Error("zeebo's layout not known: a node")
+	}
+	if _, ok := zeeboChunkRoot(&kw, guts.FlagKeyedHash, in[:300]); ok {
+		t.Error("zeebo's layout not known, keyed: a node")
 	}
 }

@@ -178,7 +178,19 @@ func zeeboNew() *zeebo.Hasher {
 	return h
 }
 
-// ZeeboFree gives back a hasher from ZeeboNew, which its caller no longer
+// ZeeboNewMode is ZeeboNew's hasher in the mode of key and flags (keyed,
+// or derive-key material under the context key), as zeebo's NewKeyed and
+// NewDeriveKey make one; nil unless ZeeboOK.
+func ZeeboNewMode(key *[8]uint32, flags uint32) *zeebo.Hasher {
+	h := ZeeboNew()
+	if h != nil {
+		v := view(h)
+		v.h.key, v.h.flags = *key, flags
+	}
+	return h
+}
+
+// ZeeboFree gives back a hasher from ZeeboNew or ZeeboNewMode, which its caller no longer
 // uses, its key cleared: a keyed hash's key, or a context key, is not
 // left in the pool (the input's last batch is, as in any zeebo hasher
 // that is not zeroed).
@@ -278,6 +290,14 @@ func ForgetZeeboLayout() (restore func()) {
 	zeeboOK = func() bool { return false }
 	zeeboDigestOK = func() bool { return false }
 	return func() { zeeboOK, zeeboDigestOK = ok, digestOK }
+}
+
+// ForgetZeeboHasherLayout is ForgetZeeboLayout for ZeeboOK alone: zeebo's
+// Digest still has the layout known, its hasher not.
+func ForgetZeeboHasherLayout() (restore func()) {
+	ok := zeeboOK
+	zeeboOK = func() bool { return false }
+	return func() { zeeboOK = ok }
 }
 
 // ZeeboDigestOK reports whether zeebo's Digest has the layout this file

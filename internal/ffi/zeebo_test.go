@@ -1,6 +1,7 @@
 package ffi
 
 import (
+	"bytes"
 	"testing"
 
 	zeebo "github.com/zeebo/blake3"
@@ -89,5 +90,43 @@ func TestZeeboNew(t *testing.T) {
 	zeeboOK = func() bool { return false }
 	if h := ZeeboNew(); h != nil {
 		t.Error("ZeeboNew without the layout check: a hasher")
+	}
+	if h := ZeeboNewMode(&kw, guts.FlagKeyedHash); h != nil {
+		t.Error("ZeeboNewMode without the layout check: a hasher")
+	}
+}
+
+// TestZeeboNewMode: a hasher from ZeeboNewMode hashes in the mode it is
+// given, as zeebo's NewKeyed and NewDeriveKey make one, though the one
+// given back before it (most likely the same one) was in another mode.
+func TestZeeboNewMode(t *testing.T) {
+	in, key, kw := checkInput(2*1024 + 10)
+	const ctx = "ZeeboNewMode test context"
+	ctxKey := zeebo.NewDeriveKey(ctx)
+	// The context key: the derive-key hasher's key words, as zeebo sets them.
+	ck := view(ctxKey).h.key
+	keyed, _ := zeebo.NewKeyed(key[:])
+	_, _ = keyed.Write(in)
+	_, _ = ctxKey.Write(in)
+	for range 2 {
+		for _, c := range []struct {
+			name  string
+			key   *[8]uint32
+			flags uint32
+			want  []byte
+		}{
+			{"keyed", &kw, guts.FlagKeyedHash, keyed.Sum(nil)},
+			{"derive-key", &ck, guts.FlagDeriveKeyMaterial, ctxKey.Sum(nil)},
+		} {
+			h := ZeeboNewMode(c.key, c.flags)
+			if h == nil {
+				t.Fatal("ZeeboNewMode: nil with the layout known")
+			}
+			_, _ = h.Write(in)
+			if got := h.Sum(nil); !bytes.Equal(got, c.want) {
+				t.Errorf("%s: %x, want zeebo's %x", c.name, got, c.want)
+			}
+			ZeeboFree(h)
+		}
 	}
 }
