@@ -135,24 +135,32 @@ func benchStream(b *testing.B, total int, pieces []int, sumEach bool) {
 	}
 	for _, piece := range pieces {
 		for _, im := range impls {
-			b.Run("piece="+sizeName(piece)+"/impl="+im.name, func(b *testing.B) {
-				defer im.setup()()
-				b.SetBytes(int64(total))
-				b.ReportAllocs()
-				var sum [32]byte
-				for b.Loop() {
-					h := im.hash()
-					for off := 0; off < total; off += piece {
-						_, _ = h.Write(data[off : off+piece])
-						if sumEach {
-							h.Sum(sum[:0])
-						}
+			benchLoop(b, "piece="+sizeName(piece)+"/impl="+im.name, im.setup, total, func(sum *[32]byte) {
+				h := im.hash()
+				for off := 0; off < total; off += piece {
+					_, _ = h.Write(data[off : off+piece])
+					if sumEach {
+						h.Sum(sum[:0])
 					}
-					h.Sum(sum[:0])
 				}
+				h.Sum(sum[:0])
 			})
 		}
 	}
+}
+
+// benchLoop runs body, which hashes n bytes into sum, as the sub-benchmark
+// name, with setup's state.
+func benchLoop(b *testing.B, name string, setup func() func(), n int, body func(sum *[32]byte)) {
+	b.Run(name, func(b *testing.B) {
+		defer setup()()
+		b.SetBytes(int64(n))
+		b.ReportAllocs()
+		var sum [32]byte
+		for b.Loop() {
+			body(&sum)
+		}
+	})
 }
 
 // BenchmarkDigestAgain takes a Digest of one Hasher again and again and
@@ -343,15 +351,7 @@ func BenchmarkSumKeyed(b *testing.B) {
 	}
 	for _, n := range []int{64, 65, 256, 1 << 10} {
 		for _, im := range impls {
-			b.Run("size="+sizeName(n)+"/impl="+im.name, func(b *testing.B) {
-				defer im.setup()()
-				b.SetBytes(int64(n))
-				b.ReportAllocs()
-				var sum [32]byte
-				for b.Loop() {
-					im.sum(data[:n], &sum)
-				}
-			})
+			benchLoop(b, "size="+sizeName(n)+"/impl="+im.name, im.setup, n, func(sum *[32]byte) { im.sum(data[:n], sum) })
 		}
 	}
 }
