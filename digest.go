@@ -386,11 +386,13 @@ func outputInGo(haveLib bool, goos, goarch string, avx2 bool, simd string) bool 
 // it gets the cheaper of the two where the first read is what it costs:
 // the node (srcNode), where the plan hashes an input that long in Go (with
 // zeebo's assembly, in any mode, or lukechampine's one-chunk code, as a
-// one-shot hash of it would; lukechampine's where zeebo's layout is not
-// known), and the copy where it hashes it in the library (srcShort). A
-// keyed Digest where the plan picks zeebo took the copy before
-// zeeboChunkRoot took the keyed modes: a Digest of 1 KiB read once took
-// 1.2 times zeebo's time (BenchmarkDigestNew). A Digest that held a whole
+// one-shot hash of it would), and the copy where it hashes it in the
+// library (srcShort). Where zeebo's layout is not known, the plan's zeebo
+// is lukechampine's code for plain hashing, and the library in the keyed
+// modes, as before zeeboChunkRoot took those: that copy made a keyed
+// Digest of 1 KiB read once take 1.2 times zeebo's time, and
+// lukechampine's portable code takes up to twice the library's
+// (BenchmarkDigestNew, BenchmarkSumSmallKeyed). A Digest that held a whole
 // chunk in itself was 1 KiB larger: each Digest that escapes to the heap
 // allocated that much more (BenchmarkDigestNew, docs/stream.md).
 func (d *Digest) setShort(mode uint32, key *[32]byte, in []byte) {
@@ -401,15 +403,19 @@ func (d *Digest) setShort(mode uint32, key *[32]byte, in []byte) {
 		d.root.setBlock(kw, flags, in)
 		return
 	}
-	switch im := implFor(len(in)); {
-	case im == implZeebo:
+	im := implFor(len(in))
+	if im == implZeebo {
 		if node, ok := zeeboChunkRoot(kw, flags, in); ok {
 			d.src = srcNode
 			d.root.set(&node)
 			return
 		}
-		fallthrough
-	case im == implLuke:
+		if mode == modeHash {
+			im = implLuke
+		}
+	}
+	switch im {
+	case implLuke:
 		n := guts.CompressChunk(in, kw, 0, flags)
 		d.src = srcNode
 		d.root.set(&n)

@@ -468,6 +468,45 @@ func TestDigestFirstRead(t *testing.T) {
 	})
 }
 
+// TestDigestShortSource: on the native path, where the plan picks zeebo, a
+// Digest of a short input, a block and more, has its root node from
+// zeebo's hasher in every mode; where zeebo's layout is not known, from
+// lukechampine's code in plain hashing and a copy for the library in the
+// keyed modes (setShort); and its output is zeebo's in each case.
+func TestDigestShortSource(t *testing.T) {
+	if lib == nil {
+		t.Skip("no native library: setShort is the native path's")
+	}
+	waitPlan()
+	defer pinDispatch()()
+	planNow.Store(planAll(implZeebo))
+	in := vectorInput(300)
+	check := func(layout bool) {
+		for _, m := range marshalModes {
+			h, z := m.new(), m.ref()
+			_, _ = h.Write(in)
+			_, _ = z.Write(in)
+			want := make([]byte, 100)
+			_, _ = z.Digest().Read(want)
+			d := h.Digest()
+			src := srcNode
+			if !layout && m.name != "hash" {
+				src = srcShort
+			}
+			if d.src != src {
+				t.Errorf("%s, layout known %v: source %d, want %d", m.name, layout, d.src, src)
+			}
+			got := make([]byte, len(want))
+			if _, err := d.Read(got); err != nil || !bytes.Equal(got, want) {
+				t.Errorf("%s, layout known %v: %x, %v; want zeebo's %x", m.name, layout, got[:8], err, want[:8])
+			}
+		}
+	}
+	check(true)
+	defer ffi.ForgetZeeboLayout()()
+	check(false)
+}
+
 func digestFirstReads(t *testing.T, in []byte, im impl) {
 	t.Helper()
 	for _, m := range marshalModes {
@@ -1040,18 +1079,19 @@ func TestZeeboChunkRoot(t *testing.T) {
 		t.Errorf("keyed, 300 bytes: %v, %x; want zeebo's %x", ok, out[:8], want[:8])
 	}
 	defer pinDispatch()() // no snapshot of the plan reads zeebo's layout meanwhile
-	restore := ffi.ForgetZeeboHasherLayout()
-	// Its Digest's layout known: plain hashing's node from zeebo.New's
-	// hasher, none in the keyed mode.
-	node, ok = zeeboChunkRoot(&guts.IV, 0, in[:300])
-	out = guts.WordsToBytes(guts.CompressNode(node))
-	if want := zeebo.Sum256(in[:300]); !ok || !bytes.Equal(out[:32], want[:]) {
-		t.Errorf("hasher's layout not known, 300 bytes: %v, %x; want zeebo's %x", ok, out[:8], want[:8])
-	}
-	if _, ok := zeeboChunkRoot(&kw, guts.FlagKeyedHash, in[:300]); ok {
-		t.Error("hasher's layout not known, keyed: a node")
-	}
-	restore()
+	func() {
+		defer ffi.ForgetZeeboHasherLayout()()
+		// Its Digest's layout known: plain hashing's node from zeebo.New's
+		// hasher, none in the keyed mode.
+		node, ok := zeeboChunkRoot(&guts.IV, 0, in[:300])
+		out := guts.WordsToBytes(guts.CompressNode(node))
+		if want := zeebo.Sum256(in[:300]); !ok || !bytes.Equal(out[:32], want[:]) {
+			t.Errorf("hasher's layout not known, 300 bytes: %v, %x; want zeebo's %x", ok, out[:8], want[:8])
+		}
+		if _, ok := zeeboChunkRoot(&kw, guts.FlagKeyedHash, in[:300]); ok {
+			t.Error("hasher's layout not known, keyed: a node")
+		}
+	}()
 	defer ffi.ForgetZeeboLayout()()
 	if _, ok := zeeboChunkRoot(&guts.IV, 0, in); ok {
 		t.Error("zeebo's layout not known: a node")

@@ -669,7 +669,10 @@ func alignedRoom(at uint64, group int) int {
 	return int(min(at&-at, uint64(group)))
 }
 
-// setLim sets what Write may gather into buf without a look at anything
+// setLim sets gw, zeebo's hasher where Write hands it the input without
+// another look: on the Go path, once h has one, but for a subtree hasher
+// (whose writes are counted) and one resumed near 2^64 bytes (fits). And
+// it sets what Write may gather into buf without a look at anything
 // else: the room of the buffer's group on the native path (buf holds a
 // whole group); none for a subtree hasher (whose writes are counted), nor
 // on the Go path, which gathers no more than first holds. lim is one more
@@ -1208,9 +1211,10 @@ func (h *Hasher) goRoot() guts.Node {
 // in the mode of key and flags, on the Go path: from zeebo's hasher where
 // the plan picks zeebo for its length, as a one-shot hash of it would
 // (zeeboChunkRoot), else with lukechampine's one-chunk code. Compressed
-// with lukechampine's code only, a keyed Hasher's Sum, or a Digest, of 1
-// KiB took 1.6 times zeebo's on a host where zeebo's assembly is the
-// faster (BenchmarkDigestNew, BenchmarkSumKeyed, docs/stream.md).
+// with lukechampine's code only, a Digest of 1 KiB read once took 1.6
+// times zeebo's time on a host where zeebo's assembly is the faster, and
+// a keyed Hasher's Sum of 1 KiB 1.3 times what it takes now
+// (BenchmarkDigestNew, BenchmarkSumKeyed, docs/stream.md).
 func goChunkRoot(key *[8]uint32, flags uint32, in []byte) guts.Node {
 	if len(in) > guts.BlockSize && implFor(len(in)) == implZeebo {
 		if n, ok := zeeboChunkRoot(key, flags, in); ok {
@@ -1225,9 +1229,11 @@ func goChunkRoot(key *[8]uint32, flags uint32, in []byte) guts.Node {
 // key (nil for plain hashing). Plain hashing goes through the size
 // dispatch (Sum256). The keyed modes go to lukechampine's one-chunk code
 // where the plan picks lukechampine for the size, and else to the library:
-// zeebo, which the plan picks for its assembly, has none for them without
-// a hasher of its own, and lukechampine's portable code took up to twice
-// the library's time where the plan picks zeebo (BenchmarkSumSmallKeyed).
+// zeebo, which the plan picks for its assembly, hashes them only in a
+// pooled hasher of its own (zeeboChunkRoot), which costs more than the
+// one-shot the plan timed, by an amount not measured against the
+// library's crossing; lukechampine's portable code took up to twice the
+// library's time where the plan picks zeebo (BenchmarkSumSmallKeyed).
 func sumSmall(mode uint32, key *[32]byte, in, out []byte) {
 	if mode == modeHash {
 		s := Sum256(in)

@@ -166,9 +166,11 @@ func (h *Hasher) UnmarshalBinary(data []byte) error {
 	// resumes gathered; a longer one needs zeebo's hasher.
 	// A derive-key state holds the context key, not the context, which
 	// zeebo's API takes: its hasher is made in that mode through the same
-	// layout (goHasher), at the first write past what is gathered.
+	// layout (goHasher), at the first write past what is gathered; a
+	// subtree state's too, once Reset has made it a hasher of a whole
+	// input.
 	onZeebo := native() == nil && !s.subtree && (s.chunks > 0 || len(s.tail) > goGather(s.mode))
-	if (onZeebo || native() == nil && !s.subtree && s.mode == modeDeriveKey) && !ffi.ZeeboOK() {
+	if (onZeebo || native() == nil && s.mode == modeDeriveKey) && !ffi.ZeeboOK() {
 		return errors.New("blake3: cannot resume on the Go path with this version of github.com/zeebo/blake3")
 	}
 	// After the last check, h lets go of its state (which a copy by value

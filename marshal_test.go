@@ -5,6 +5,7 @@ import (
 	"encoding"
 	"encoding/binary"
 	"errors"
+	"github.com/purego-blake3/blake3/internal/ffi"
 	"math/bits"
 	"math/rand/v2"
 	"testing"
@@ -396,6 +397,45 @@ func TestMarshalResumedDeriveKey(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestMarshalDeriveKeyLayoutUnknown: on the Go path, where zeebo's layout
+// is not the one known, a derive-key state, a subtree one included, is
+// refused with an error, and leaves the hasher as it was: a derive-key
+// hasher that has only the context key needs that layout for zeebo's
+// hasher, and a subtree hasher becomes one at Reset, whose write past
+// what is gathered then panicked.
+func TestMarshalDeriveKeyLayoutUnknown(t *testing.T) {
+	withGoBackend(func() {
+		h := NewDeriveKey(vectorContext)
+		if err := h.SetInputOffset(0); err != nil {
+			t.Fatal(err)
+		}
+		sub, err := h.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole, err := NewDeriveKey(vectorContext).MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pinDispatch()() // no snapshot of the plan reads zeebo's layout meanwhile
+		defer ffi.ForgetZeeboLayout()()
+		for name, state := range map[string][]byte{"subtree": sub, "whole input": whole} {
+			r := New()
+			_, _ = r.Write([]byte("unchanged"))
+			want := r.Sum(nil)
+			if err := r.UnmarshalBinary(state); err == nil {
+				r.Reset()
+				_, _ = r.Write(make([]byte, 5000))
+				t.Errorf("%s: a derive-key state resumed without zeebo's layout", name)
+				continue
+			}
+			if got := r.Sum(nil); !bytes.Equal(got, want) {
+				t.Errorf("%s: the refused state changed the hasher", name)
+			}
+		}
+	})
 }
 
 // FuzzUnmarshalBinary: no input makes UnmarshalBinary panic; a refused one

@@ -190,10 +190,11 @@ func ZeeboNewMode(key *[8]uint32, flags uint32) *zeebo.Hasher {
 	return h
 }
 
-// ZeeboFree gives back a hasher from ZeeboNew or ZeeboNewMode, which its caller no longer
-// uses, its key cleared: a keyed hash's key, or a context key, is not
-// left in the pool (the input's last batch is, as in any zeebo hasher
-// that is not zeroed).
+// ZeeboFree gives back a hasher from ZeeboNew or ZeeboNewMode, which its
+// caller no longer uses, its key cleared: a keyed hash's key, or a
+// context key, is not left in the pool (the input's last batch, the
+// mode's flags and the chaining values of its subtrees are, as in any
+// zeebo hasher that is not zeroed).
 func ZeeboFree(h *zeebo.Hasher) {
 	view(h).h.key = [8]uint32{}
 	zeeboHashers.Put(h)
