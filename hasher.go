@@ -25,8 +25,9 @@ import (
 // reset, or given an input offset), the other panics at its next use,
 // Reset excepted, which makes it a new Hasher. The same holds for a Hasher
 // restored from an earlier copy of itself (*h = saved), and for the
-// Hashers of a slice that append has copied. A copy taken before any input
-// is independent. None of these gives a wrong hash; save a Hasher with
+// Hashers of a slice that append has copied. A copy of a Hasher never
+// written to is independent; one reset keeps its heap state, which copies
+// of it share as above. None of these gives a wrong hash; save a Hasher with
 // Clone, or with MarshalBinary. Copies by value that are only read (Sum,
 // Digest, Clone, MarshalBinary) may be read at once, on several
 // goroutines.
@@ -1207,8 +1208,9 @@ func (h *Hasher) goRoot() guts.Node {
 	return n
 }
 
-// goChunkRoot is the root node of in, a whole input of one chunk or less,
-// in the mode of key and flags, on the Go path: from zeebo's hasher where
+// goChunkRoot is the root node of in, a whole input of one chunk or less
+// (longer, it is hashed as one chunk, a wrong node that tests see on any
+// plan), in the mode of key and flags, on the Go path: from zeebo's hasher where
 // the plan picks zeebo for its length, as a one-shot hash of it would
 // (zeeboChunkRoot), else with lukechampine's one-chunk code. Compressed
 // with lukechampine's code only, a Digest of 1 KiB read once took 1.6
@@ -1216,9 +1218,9 @@ func (h *Hasher) goRoot() guts.Node {
 // a keyed Hasher's Sum of 1 KiB 1.3 times what it takes now
 // (BenchmarkDigestNew, BenchmarkSumKeyed, docs/stream.md).
 func goChunkRoot(key *[8]uint32, flags uint32, in []byte) guts.Node {
-	if len(in) > guts.BlockSize && implFor(len(in)) == implZeebo {
-		if n, ok := zeeboChunkRoot(key, flags, in); ok {
-			return n
+	if n := len(in); n > guts.BlockSize && n <= chunkLen && implFor(n) == implZeebo {
+		if node, ok := zeeboChunkRoot(key, flags, in); ok {
+			return node
 		}
 	}
 	return guts.CompressChunk(in, key, 0, flags)
