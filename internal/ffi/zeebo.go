@@ -125,8 +125,6 @@ func zeeboImport(s *ZeeboState) *zeebo.Hasher {
 // input hashed for nothing, where the finalized hasher is not in the form
 // described (its count, last chunk or stack), or its count of chunks has
 // a bit past stack's end.
-//
-//go:noinline
 func ZeeboFront(key *[8]uint32, flags uint32, chunks uint64, stack [][8]uint32, a, b []byte) (uint64, guts.Node, bool) {
 	n := uint64(len(a) + len(b))
 	if n == 0 || chunks%8 != 0 || chunks>>len(stack) != 0 || chunks > (math.MaxUint64-n)/1024 || chunks*1024+n <= 1024 || !zeeboOK() || !zeeboDigestOK() {
