@@ -30,6 +30,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 
+	"github.com/purego-blake3/blake3/internal/ffi"
 	"lukechampine.com/blake3/guts"
 )
 
@@ -157,15 +158,6 @@ func outputBlock(n rootRef, counter uint64, out *[guts.BlockSize]byte) {
 // into n where it is, rather than building a guts.Node and copying it
 // there: the copy, read just after it was written, stalls (BenchmarkDigestNew).
 func setBlock(n *guts.Node, cv *[8]uint32, flags uint32, in []byte) {
-	blockWords(&n.Block, in)
+	ffi.BlockWords(&n.Block, in)
 	n.CV, n.BlockLen, n.Flags = *cv, uint32(len(in)), guts.FlagChunkStart|guts.FlagChunkEnd|flags
-}
-
-// blockWords sets w to the words of in, a block or less, zero-padded.
-func blockWords(w *[16]uint32, in []byte) {
-	var block [guts.BlockSize]byte
-	copy(block[:], in)
-	for i := range w {
-		w[i] = binary.LittleEndian.Uint32(block[4*i:])
-	}
 }

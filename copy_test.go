@@ -88,6 +88,20 @@ func TestCopyByValue(t *testing.T) {
 			}
 		}
 
+		// The keyed modes, whose Digest of a block or less reads the key
+		// (or, on the Go path, the context) where it is.
+		keyed := func() *Hasher { h, _ := NewKeyed(in[:32]); return h }
+		derive := func() *Hasher { return NewDeriveKey("context") }
+		for mode, newHasher := range map[string]func() *Hasher{"keyed": keyed, "derive-key": derive} {
+			for _, n := range []int{1, 64} {
+				h := newHasher()
+				_, _ = h.Write(in[:n])
+				h2 := *h
+				_, _ = h.Write(in[:1])
+				uses(t, fmt.Sprintf("a %s Hasher of %d bytes whose copy was written to", mode, n), &h2)
+			}
+		}
+
 		// A copy of a Clone, or of a Hasher resumed from a saved state, which
 		// hold their state on the heap as well.
 		for _, n := range []int{5, 3*bufSize + 5} {

@@ -75,7 +75,7 @@ type rootNode struct {
 
 // setBlock is the package's setBlock, for r.
 func (r *rootNode) setBlock(cv *[8]uint32, flags uint32, in []byte) {
-	blockWords(&r.block, in)
+	ffi.BlockWords(&r.block, in)
 	r.cv, r.blockLen, r.flags = *cv, uint8(len(in)), uint8(guts.FlagChunkStart|guts.FlagChunkEnd|flags)
 }
 
@@ -225,15 +225,23 @@ func (d *Digest) Read(p []byte) (n int, err error) {
 
 // nextBlock makes the block at hand the one at at: fetched alone, or,
 // once d has fetched aheadAfter blocks alone, copied from a run of them
-// fetched ahead (fromRun). The block is at hand (obOK) only once it is
-// written: a fetch that panics (the library's internal error) and is
-// recovered leaves no block to serve small reads from.
+// fetched ahead (fromRun). The first block of a node (srcLib), the usual
+// single read, is fetched alone (first) without fromRun's and fetch's
+// tests, as a run would hold the same block. The block is at hand (obOK)
+// only once it is written: a fetch that panics (the library's internal
+// error) and is recovered leaves no block to serve small reads from.
 func (d *Digest) nextBlock(at uint64) {
 	d.obOK = false
-	if !d.fromRun(at) {
+	switch {
+	case at == 0 && d.src == srcLib:
+		d.first(d.ob[:])
+	case d.fromRun(at):
+		d.obOK = true
+		return
+	default:
 		d.fetch(at, d.ob[:])
-		d.refills = min(d.refills+1, aheadAfter)
 	}
+	d.refills = min(d.refills+1, aheadAfter)
 	d.obOK = true
 }
 
@@ -321,7 +329,9 @@ func (d *Digest) fetch(pos uint64, p []byte) {
 // libOutput decides for any read of up to a block.
 func (d *Digest) first(p []byte) {
 	if lib == nil || implFor(int(d.root.blockLen)) != implNative {
-		goXOF(d.root.ref(), 0, p)
+		if n := d.root.ref(); !zeeboBlockOut(n, 0, 0, p) {
+			goXOF(n, 0, p)
+		}
 		return
 	}
 	d.libFetch(0, p)

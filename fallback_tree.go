@@ -192,11 +192,9 @@ func goXOF(n rootRef, pos uint64, p []byte) {
 		var k int
 		switch {
 		case !xofRuns || off+len(p) <= 4*guts.BlockSize:
-			// The rest, one block at a time: zeebo's compression (assembly
-			// on amd64, where its layout is known), unless lukechampine's,
-			// here as outputBlock, was measured faster on this machine
-			// (blocksByLuke).
-			if zeeboBlocks && !blocksByLuke.Load() && ffi.ZeeboOutput(n.cv, n.block, n.blockLen, n.flags, counter, off, p) {
+			// The rest, one block at a time: zeeboBlockOut's, else
+			// lukechampine's compression, here as outputBlock.
+			if zeeboBlockOut(n, counter, off, p) {
 				return
 			}
 			if off == 0 && len(p) >= guts.BlockSize {
@@ -217,6 +215,17 @@ func goXOF(n rootRef, pos uint64, p []byte) {
 		counter += uint64(off+k) / guts.BlockSize
 		off = (off + k) % guts.BlockSize
 	}
+}
+
+// zeeboBlockOut is goXOF's output one block at a time by zeebo's
+// compression (assembly on amd64), where its layout is known and
+// lukechampine's was not measured faster on this machine (blocksByLuke):
+// it writes the output of n from block counter, byte off, to p, and
+// reports whether it did. A Digest's first read calls it before goXOF,
+// whose frame and tests took about 2% of a Digest of 64 bytes read once
+// (BenchmarkDigestNew, input=64B).
+func zeeboBlockOut(n rootRef, counter uint64, off int, p []byte) bool {
+	return zeeboBlocks && !blocksByLuke.Load() && ffi.ZeeboOutput(n.cv, n.block, n.blockLen, n.flags, counter, off, p)
 }
 
 // runNode is n as guts.CompressBlocks takes it for the run of root output

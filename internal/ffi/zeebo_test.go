@@ -3,6 +3,7 @@ package ffi
 import (
 	"bytes"
 	"testing"
+	"time"
 
 	zeebo "github.com/zeebo/blake3"
 	"lukechampine.com/blake3/guts"
@@ -23,9 +24,7 @@ func TestZeeboDigestOK(t *testing.T) {
 // TestZeeboDigestGuard: where the Digest's layout check fails, the mirror
 // neither reads a zeebo Digest nor writes output.
 func TestZeeboDigestGuard(t *testing.T) {
-	saved := zeeboDigestOK
-	defer func() { zeeboDigestOK = saved }()
-	zeeboDigestOK = func() bool { return false }
+	defer zeeboDigestLayout.forget()()
 	h := zeebo.New()
 	if _, ok := ZeeboRoot(h.Digest()); ok {
 		t.Error("ZeeboRoot without the layout check: a node")
@@ -40,9 +39,7 @@ func TestZeeboDigestGuard(t *testing.T) {
 // or write a zeebo hasher (a panic, not writes through the wrong layout),
 // whatever its caller checked.
 func TestZeeboGuard(t *testing.T) {
-	saved := zeeboOK
-	defer func() { zeeboOK = saved }()
-	zeeboOK = func() bool { return false }
+	defer zeeboLayout.forget()()
 	for name, f := range map[string]func(){
 		"ZeeboImport": func() { ZeeboImport(&ZeeboState{Flags: 1 << 4}) },
 		"ZeeboExport": func() { ZeeboExport(zeebo.New()) },
@@ -85,9 +82,7 @@ func TestZeeboNew(t *testing.T) {
 			t.Fatalf("a hasher given back keeps its key: %x", v.h.key)
 		}
 	}
-	saved := zeeboOK
-	defer func() { zeeboOK = saved }()
-	zeeboOK = func() bool { return false }
+	defer zeeboLayout.forget()()
 	if h := ZeeboNew(); h != nil {
 		t.Error("ZeeboNew without the layout check: a hasher")
 	}
@@ -128,5 +123,63 @@ func TestZeeboNewMode(t *testing.T) {
 			}
 			ZeeboFree(h)
 		}
+	}
+}
+
+// TestLayoutCheck: a layout check runs once, whoever calls first, and the
+// callers beside it wait for its result; a check that panics leaves the
+// layout unknown, with no panic; forget makes it unknown until its restore.
+func TestLayoutCheck(t *testing.T) {
+	runs := 0
+	entered, release := make(chan struct{}), make(chan struct{})
+	c := layoutCheck{check: func() bool {
+		runs++
+		close(entered)
+		<-release
+		return true
+	}}
+	results := make(chan bool)
+	go func() { results <- c.ok() }()
+	<-entered
+	for range 3 {
+		go func() { results <- c.ok() }()
+	}
+	time.Sleep(20 * time.Millisecond) // the three reach ok while the check runs
+	close(release)
+	for range 4 {
+		if !<-results {
+			t.Error("a caller beside the check's first got false for a layout that is known")
+		}
+	}
+	if runs != 1 || !c.ok() || runs != 1 {
+		t.Errorf("the check ran %d times; want once", runs)
+	}
+	restore := c.forget()
+	if c.ok() {
+		t.Error("ok after forget")
+	}
+	restore()
+	if !c.ok() {
+		t.Error("not ok after forget's restore")
+	}
+
+	p := layoutCheck{check: func() bool { panic("a field laid out otherwise") }}
+	for range 2 { // its first call, and one after
+		if p.ok() {
+			t.Error("a check that panicked: the layout known")
+		}
+	}
+	if p.state.Load() != layoutUnknown {
+		t.Errorf("a check that panicked left state %d; want layoutUnknown", p.state.Load())
+	}
+
+	f := layoutCheck{check: func() bool { return false }}
+	if f.ok() || f.state.Load() != layoutUnknown {
+		t.Error("a check that failed: the layout known")
+	}
+	restore = f.forget()
+	restore()
+	if f.ok() {
+		t.Error("a failed check known after forget's restore")
 	}
 }
