@@ -225,7 +225,7 @@ func (d *Digest) Read(p []byte) (n int, err error) {
 
 // nextBlock makes the block at hand the one at at: fetched alone, or,
 // once d has fetched aheadAfter blocks alone, copied from a run of them
-// fetched ahead (fromRun). The first block of a node (srcLib), the usual
+// fetched ahead (fromRun). The first block of a srcLib node, the usual
 // single read, is fetched alone (first) without fromRun's and fetch's
 // tests, as a run would hold the same block. The block is at hand (obOK)
 // only once it is written: a fetch that panics (the library's internal

@@ -510,6 +510,38 @@ func TestDigestShortSource(t *testing.T) {
 	check(false)
 }
 
+// TestDigestBlockSource: the Digest of a block or less is the block as
+// its node (srcLib), from a zero Hasher too, whose first Write gathers
+// without setting its path, in every mode and on both paths; its output is
+// zeebo's.
+func TestDigestBlockSource(t *testing.T) {
+	in := vectorInput(guts.BlockSize)
+	forEachBackend(t, func(t *testing.T) {
+		for _, m := range marshalModes {
+			for _, n := range []int{0, 1, guts.BlockSize} {
+				for _, zero := range []bool{false, true} {
+					h, z := m.new(), m.ref()
+					if zero && m.name == "hash" {
+						h = new(Hasher)
+					}
+					_, _ = h.Write(in[:n])
+					_, _ = z.Write(in[:n])
+					want := make([]byte, 100)
+					_, _ = z.Digest().Read(want)
+					d := h.Digest()
+					if d.src != srcLib {
+						t.Errorf("%s, %d bytes, zero Hasher %v: source %d, want srcLib", m.name, n, zero && m.name == "hash", d.src)
+					}
+					got := make([]byte, len(want))
+					if _, err := d.Read(got); err != nil || !bytes.Equal(got, want) {
+						t.Errorf("%s, %d bytes: %x, %v; want zeebo's %x", m.name, n, got[:8], err, want[:8])
+					}
+				}
+			}
+		}
+	})
+}
+
 func digestFirstReads(t *testing.T, in []byte, im impl) {
 	t.Helper()
 	for _, m := range marshalModes {

@@ -1076,26 +1076,26 @@ func (h *Hasher) Digest() *Digest {
 }
 
 // digestBlock is digest for an input of a block or less, gathered whole in
-// h, with no heap state on its path (zeebo's hasher, the library's tree,
-// a buffer) nor a subtree: the block is the root node (as setShort makes
-// it), set without digest's other tests, and without goRoot's chunk
-// compression and copies on the Go path. It reports whether it set d. A
-// Digest of 64 bytes read once took 1.3 to 1.8 times zeebo's time through
-// digest (BenchmarkDigestNew, input=64B; docs/stream.md).
+// h, with none of the heap state of its path to read (zeebo's hasher, the
+// library's live tree, a buffer) and no subtree: the block is the root
+// node (as setShort makes it), set without digest's other tests, and
+// without goRoot's chunk compression and copies on the Go path. It reports
+// whether it set d. A Digest of 64 bytes read once took 1.3 to 1.8 times
+// zeebo's time through digest (BenchmarkDigestNew, input=64B;
+// docs/stream.md).
 func (h *Hasher) digestBlock(d *Digest) bool {
 	if h.sub.on || h.front != 0 || h.nbuf > guts.BlockSize {
 		return false
 	}
+	h.start() // a zero Hasher's first Write gathers without it
 	switch {
 	case h.path == pathGo && h.g == nil && h.mode == modeDeriveKey && !h.hasCtxKey:
 		// The context key, from the context at each Digest, on the Go
 		// path, where the Hasher does not keep it (goModeKey).
-		h.mine()
 		kw, flags := h.goModeKey()
 		d.src, d.mode = srcLib, uint8(h.mode)
 		d.root.setBlock(&kw, flags, h.pending())
 	case h.path == pathGo && h.g == nil, h.path == pathNative && !h.live && h.buf == nil:
-		h.mine()
 		d.setShort(h.mode, &h.key, h.pending())
 	default:
 		return false

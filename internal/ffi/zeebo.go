@@ -326,8 +326,11 @@ func (c *layoutCheck) first() bool {
 }
 
 // forget makes c's layout unknown until the function it returns restores
-// what c held.
+// what c held. It checks the layout first, if not yet, so that no check
+// runs meanwhile, to store its result over the forgetting, or after it,
+// over the restore.
 func (c *layoutCheck) forget() (restore func()) {
+	c.ok()
 	was := c.state.Swap(layoutUnknown)
 	return func() { c.state.Store(was) }
 }

@@ -138,13 +138,19 @@ func TestLayoutCheck(t *testing.T) {
 		<-release
 		return true
 	}}
-	results := make(chan bool)
+	results, calling := make(chan bool), make(chan struct{})
 	go func() { results <- c.ok() }()
 	<-entered
 	for range 3 {
-		go func() { results <- c.ok() }()
+		go func() {
+			calling <- struct{}{}
+			results <- c.ok()
+		}()
 	}
-	time.Sleep(20 * time.Millisecond) // the three reach ok while the check runs
+	for range 3 {
+		<-calling
+	}
+	time.Sleep(20 * time.Millisecond) // the three, about to call ok, call it while the check runs
 	close(release)
 	for range 4 {
 		if !<-results {
@@ -171,6 +177,31 @@ func TestLayoutCheck(t *testing.T) {
 	}
 	if p.state.Load() != layoutUnknown {
 		t.Errorf("a check that panicked left state %d; want layoutUnknown", p.state.Load())
+	}
+
+	// forget while the first check runs (the dispatch's measurement may
+	// make it): it waits for the check, whose result would else land over
+	// the forgetting, and the restore over the result.
+	entered, release = make(chan struct{}), make(chan struct{})
+	u := layoutCheck{check: func() bool {
+		close(entered)
+		<-release
+		return true
+	}}
+	go func() { results <- u.ok() }()
+	<-entered
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		close(release)
+	}()
+	restore = u.forget()
+	<-results // the check is done
+	if u.ok() {
+		t.Error("ok during a forget that began while the check ran")
+	}
+	restore()
+	if !u.ok() {
+		t.Error("not ok after the restore of a forget that began while the check ran")
 	}
 
 	f := layoutCheck{check: func() bool { return false }}
