@@ -556,6 +556,46 @@ func BenchmarkDigestNew(b *testing.B) {
 	}
 }
 
+// BenchmarkDigestOnce makes a new Hasher, writes one input to it, takes
+// its Digest and reads 32 bytes, as a caller that derives one output from
+// each input does, on both paths, against zeebo: what BenchmarkDigestNew,
+// which takes Digests of one Hasher written once, leaves out (zeebo hashes
+// the chunks before the last at Write, outside that benchmark's loop).
+func BenchmarkDigestOnce(b *testing.B) {
+	waitPlan()
+	data := vectorInput(firstLen)
+	out := make([]byte, 32)
+	ours := func(in []byte) {
+		h := New()
+		_, _ = h.Write(in)
+		_, _ = h.Digest().Read(out)
+	}
+	impls := []struct {
+		name  string
+		fn    func(in []byte)
+		setup func() func()
+	}{
+		{"auto", ours, noSetup},
+		{"go", ours, goForced},
+		{"zeebo", func(in []byte) {
+			h := zeebo.New()
+			_, _ = h.Write(in)
+			_, _ = h.Digest().Read(out)
+		}, noSetup},
+	}
+	for _, n := range []int{64, chunkLen, 2 * chunkLen, firstLen} {
+		for _, im := range impls {
+			b.Run("size="+sizeName(n)+"/impl="+im.name, func(b *testing.B) {
+				defer im.setup()()
+				b.ReportAllocs()
+				for b.Loop() {
+					im.fn(data[:n])
+				}
+			})
+		}
+	}
+}
+
 // BenchmarkSumSmallKeyed hashes a short keyed input, as Sum of a keyed
 // Hasher that has gathered it does, with lukechampine's one-chunk code
 // (goSum) and with the library: why sumSmall gives the keyed modes to the

@@ -399,7 +399,7 @@ func outputInGo(haveLib bool, goos, goarch string, avx2 bool, simd string) bool 
 // one-shot hash of it would), and the copy where it hashes it in the
 // library (srcShort). Where zeebo's layout is not known, the plan's zeebo
 // is lukechampine's code for plain hashing, and the library in the keyed
-// modes, as before zeeboChunkRoot took those: that copy made a keyed
+// modes, as before zeeboInputRoot took those: that copy made a keyed
 // Digest of 1 KiB read once take 1.2 times zeebo's time, and
 // lukechampine's portable code takes up to twice the library's
 // (BenchmarkDigestNew, BenchmarkSumSmallKeyed). A Digest that held a whole
@@ -415,7 +415,7 @@ func (d *Digest) setShort(mode uint32, key *[32]byte, in []byte) {
 	}
 	im := implFor(len(in))
 	if im == implZeebo {
-		if node, ok := zeeboChunkRoot(kw, flags, in); ok {
+		if node, ok := zeeboInputRoot(kw, flags, in); ok {
 			d.src = srcNode
 			d.root.set(&node)
 			return
@@ -442,8 +442,9 @@ func (d *Digest) setMerge(mode uint32, key, left, right *[32]byte) {
 	d.root.setParent(keyWords(mode, key), modeFlags(mode), left, right)
 }
 
-// zeeboChunkRoot is the root node of in, one chunk or less, in the mode of
-// key and flags, from zeebo's hasher (its assembly), and false where
+// zeeboInputRoot is the root node of in, a whole input of one chunk or
+// less, or one that a Hasher gathered (up to firstLen), in the mode of key
+// and flags, from zeebo's hasher (its assembly), and false where
 // zeebo's Digest is not laid out as internal/ffi expects. zeebo's hasher
 // comes from ffi.ZeeboNewMode's pool, where its hasher's layout is known;
 // where it is not, the hasher is on this function's stack (10 KiB), not on
@@ -451,7 +452,7 @@ func (d *Digest) setMerge(mode uint32, key, left, right *[32]byte) {
 // the key's bytes or the context, and the keyed modes get false.
 //
 //go:noinline
-func zeeboChunkRoot(key *[8]uint32, flags uint32, in []byte) (guts.Node, bool) {
+func zeeboInputRoot(key *[8]uint32, flags uint32, in []byte) (guts.Node, bool) {
 	if z := ffi.ZeeboNewMode(key, flags); z != nil {
 		defer ffi.ZeeboFree(z)
 		return zeeboRootOf(z, in)

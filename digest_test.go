@@ -542,6 +542,53 @@ func TestDigestBlockSource(t *testing.T) {
 	})
 }
 
+// TestDigestGathered: on the Go path, the first Digest of more than a
+// chunk gathered takes its root from a pooled zeebo hasher, which the
+// Hasher does not keep; a second, with nothing written between, gives the
+// Hasher zeebo's hasher (spillGo), and so do Digests after more input.
+// Every output is zeebo's, with zeebo's layouts known and not.
+func TestDigestGathered(t *testing.T) {
+	in := vectorInput(firstLen)
+	prev := active
+	defer setBackend(prev)
+	setBackend(goBackend("test: forced"))
+	check := func(t *testing.T, h *Hasher, n int, d *Digest) {
+		t.Helper()
+		want := make([]byte, 200)
+		z := zeebo.New()
+		_, _ = z.Write(in[:n])
+		_, _ = z.Digest().Read(want)
+		got := make([]byte, len(want))
+		if _, err := d.Read(got); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("%d bytes: %x, %v; want zeebo's %x", n, got[:8], err, want[:8])
+		}
+	}
+	for _, layout := range []bool{true, false} {
+		if !layout {
+			defer ffi.ForgetZeeboLayout()()
+		}
+		for _, n := range []int{chunkLen + 1, 2 * chunkLen, firstLen} {
+			h := New()
+			_, _ = h.Write(in[:n-1])
+			_, _ = h.Write(in[n-1 : n])
+			d := h.Digest()
+			if layout && (h.g != nil || d.src != srcNode) {
+				t.Errorf("%d bytes, first Digest: zeebo's hasher kept %v, source %d; want none kept, srcNode", n, h.g != nil, d.src)
+			}
+			check(t, h, n, d)
+			d = h.Digest()
+			if h.g == nil {
+				t.Errorf("%d bytes, layout known %v, second Digest: no zeebo hasher kept", n, layout)
+			}
+			check(t, h, n, d)
+			if n < firstLen {
+				_, _ = h.Write(in[n : n+1])
+				check(t, h, n+1, h.Digest())
+			}
+		}
+	}
+}
+
 func digestFirstReads(t *testing.T, in []byte, im impl) {
 	t.Helper()
 	for _, m := range marshalModes {
@@ -1085,21 +1132,21 @@ func TestDigestFirstGoPath(t *testing.T) {
 	})
 }
 
-// TestZeeboChunkRoot: zeeboChunkRoot's node, from a hasher of ffi.ZeeboNew's
+// TestZeeboInputRoot: zeeboInputRoot's node, from a hasher of ffi.ZeeboNew's
 // pool, gives zeebo's hash of the input, from a block and a byte to a
 // chunk, and in the keyed mode, and allocates nothing; where zeebo's
 // layout is not the one known it declines (no node, no panic), its hasher
 // then made on its stack, and in the keyed mode, which zeebo's New does
 // not take.
-func TestZeeboChunkRoot(t *testing.T) {
+func TestZeeboInputRoot(t *testing.T) {
 	in := vectorInput(chunkLen)
 	for _, n := range []int{blockLen + 1, 100, 512, chunkLen - 1, chunkLen} {
-		node, ok := zeeboChunkRoot(&guts.IV, 0, in[:n])
+		node, ok := zeeboInputRoot(&guts.IV, 0, in[:n])
 		out := guts.WordsToBytes(guts.CompressNode(node))
 		if want := zeebo.Sum256(in[:n]); !ok || !bytes.Equal(out[:32], want[:]) {
 			t.Errorf("%d bytes: %v, %x; want zeebo's %x", n, ok, out[:8], want[:8])
 		}
-		if a := testing.AllocsPerRun(20, func() { _, _ = zeeboChunkRoot(&guts.IV, 0, in[:n]) }); a != 0 && !raceEnabled {
+		if a := testing.AllocsPerRun(20, func() { _, _ = zeeboInputRoot(&guts.IV, 0, in[:n]) }); a != 0 && !raceEnabled {
 			t.Errorf("%d bytes: %v allocations per call, want 0", n, a)
 		}
 	}
@@ -1108,7 +1155,7 @@ func TestZeeboChunkRoot(t *testing.T) {
 	kw := cvWords(&key)
 	keyed, _ := zeebo.NewKeyed(key[:])
 	_, _ = keyed.Write(in[:300])
-	node, ok := zeeboChunkRoot(&kw, guts.FlagKeyedHash, in[:300])
+	node, ok := zeeboInputRoot(&kw, guts.FlagKeyedHash, in[:300])
 	out := guts.WordsToBytes(guts.CompressNode(node))
 	if want := keyed.Sum(nil); !ok || !bytes.Equal(out[:32], want) {
 		t.Errorf("keyed, 300 bytes: %v, %x; want zeebo's %x", ok, out[:8], want[:8])
@@ -1118,20 +1165,20 @@ func TestZeeboChunkRoot(t *testing.T) {
 		defer ffi.ForgetZeeboHasherLayout()()
 		// Its Digest's layout known: plain hashing's node from zeebo.New's
 		// hasher, none in the keyed mode.
-		node, ok := zeeboChunkRoot(&guts.IV, 0, in[:300])
+		node, ok := zeeboInputRoot(&guts.IV, 0, in[:300])
 		out := guts.WordsToBytes(guts.CompressNode(node))
 		if want := zeebo.Sum256(in[:300]); !ok || !bytes.Equal(out[:32], want[:]) {
 			t.Errorf("hasher's layout not known, 300 bytes: %v, %x; want zeebo's %x", ok, out[:8], want[:8])
 		}
-		if _, ok := zeeboChunkRoot(&kw, guts.FlagKeyedHash, in[:300]); ok {
+		if _, ok := zeeboInputRoot(&kw, guts.FlagKeyedHash, in[:300]); ok {
 			t.Error("hasher's layout not known, keyed: a node")
 		}
 	}()
 	defer ffi.ForgetZeeboLayout()()
-	if _, ok := zeeboChunkRoot(&guts.IV, 0, in); ok {
+	if _, ok := zeeboInputRoot(&guts.IV, 0, in); ok {
 		t.Error("zeebo's layout not known: a node")
 	}
-	if _, ok := zeeboChunkRoot(&kw, guts.FlagKeyedHash, in[:300]); ok {
+	if _, ok := zeeboInputRoot(&kw, guts.FlagKeyedHash, in[:300]); ok {
 		t.Error("zeebo's layout not known, keyed: a node")
 	}
 }

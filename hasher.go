@@ -78,8 +78,8 @@ type Hasher struct {
 	sub subState
 
 	// The state on the heap, allocated as the input needs it: g, the Go
-	// path's hasher once the input outgrows goGather (or a Digest of more
-	// than a chunk needs it); t, the native
+	// path's hasher once the input outgrows goGather (or a second Digest
+	// of more than a chunk gathered needs it); t, the native
 	// path's tree of the input handed to the library (live reports that it
 	// is initialized); the input gathered after that, first[:nbuf] until
 	// it outgrows first (firstLen bytes), then buf[:nbuf], a buffer of
@@ -104,6 +104,7 @@ type Hasher struct {
 	lastOK bool
 	groot  guts.Node
 	gnbuf  int
+	gread  int // nbuf at the last Digest on the Go path of more than a chunk gathered (digestGathered)
 	first  [firstLen]byte
 
 	// tchunks is the count of chunks t held when h last handed it input:
@@ -482,9 +483,9 @@ func (h *Hasher) handsFront(n int, fresh bool) bool {
 // writeGo is write on the Go path: the first goGather bytes are gathered;
 // a first write past them is hashed at once (goFront), after which writes
 // within its last chunk are gathered; from
-// there on (or from a Digest of more than a chunk gathered, which spills
-// it) the input goes to zeebo's hasher (or, for a subtree hasher, to the
-// Go-path tree).
+// there on (or from a second Digest of more than a chunk gathered, which
+// spills it: digestGathered) the input goes to zeebo's hasher (or, for a
+// subtree hasher, to the Go-path tree).
 func (h *Hasher) writeGo(p []byte) (int, error) {
 	switch {
 	case h.sub.t != nil:
@@ -944,6 +945,7 @@ func (h *Hasher) Reset() {
 		h.g.Reset()
 	}
 	h.live, h.nbuf, h.far, h.front, h.lastOK, h.summed, h.read = false, 0, false, 0, false, false, false
+	h.gread = 0
 	h.sub = subState{}
 	h.setLim()
 }
@@ -1103,6 +1105,30 @@ func (h *Hasher) digestBlock(d *Digest) bool {
 	return true
 }
 
+// digestGathered is digest on the Go path for more than a chunk gathered
+// in h, before it has zeebo's hasher (g): the root node, at the first
+// Digest of that input, from a pooled zeebo hasher that h does not keep.
+// It reports whether it set d: not at a second Digest with nothing written
+// between, after which digest gives h zeebo's hasher (spillGo), whose
+// Digests hash nothing again, as zeebo's do after its Write. Allocating
+// zeebo's hasher (10 KiB) at the first Digest took a new Hasher's Write of
+// 2 or 4 KiB and its Digest read once 1.5 to 1.7 times zeebo's time
+// (BenchmarkDigestOnce, docs/stream.md).
+func (h *Hasher) digestGathered(d *Digest) bool {
+	if !zeeboRoots || h.front != 0 || h.gread == h.nbuf {
+		return false
+	}
+	key, flags := h.goModeKey()
+	n, ok := zeeboInputRoot(&key, flags, h.pending())
+	if !ok {
+		return false
+	}
+	h.gread = h.nbuf
+	d.src = srcNode
+	d.root.set(&n)
+	return true
+}
+
 // digest sets d, a zero Digest, to the snapshot Digest returns.
 func (h *Hasher) digest(d *Digest) {
 	if h.digestBlock(d) || h.subDigest(d) {
@@ -1115,6 +1141,9 @@ func (h *Hasher) digest(d *Digest) {
 		reread = h.absorb()
 	}
 	if h.path == pathGo && h.g == nil && h.nbuf > chunkLen {
+		if h.digestGathered(d) {
+			return
+		}
 		h.spillGo() // the root of more than a chunk, from zeebo's hasher
 	}
 	if h.path == pathGo && h.g != nil {
@@ -1230,14 +1259,14 @@ func (h *Hasher) goRoot() guts.Node {
 // (longer, it is hashed as one chunk, a wrong node that tests see on any
 // plan), in the mode of key and flags, on the Go path: from zeebo's hasher where
 // the plan picks zeebo for its length, as a one-shot hash of it would
-// (zeeboChunkRoot), else with lukechampine's one-chunk code. Compressed
+// (zeeboInputRoot), else with lukechampine's one-chunk code. Compressed
 // with lukechampine's code only, a Digest of 1 KiB read once took 1.6
 // times zeebo's time on a host where zeebo's assembly is the faster, and
 // a keyed Hasher's Sum of 1 KiB 1.3 times what it takes now
 // (BenchmarkDigestNew, BenchmarkSumKeyed, docs/stream.md).
 func goChunkRoot(key *[8]uint32, flags uint32, in []byte) guts.Node {
 	if n := len(in); n > guts.BlockSize && n <= chunkLen && implFor(n) == implZeebo {
-		if node, ok := zeeboChunkRoot(key, flags, in); ok {
+		if node, ok := zeeboInputRoot(key, flags, in); ok {
 			return node
 		}
 	}
@@ -1250,7 +1279,7 @@ func goChunkRoot(key *[8]uint32, flags uint32, in []byte) guts.Node {
 // dispatch (Sum256). The keyed modes go to lukechampine's one-chunk code
 // where the plan picks lukechampine for the size, and else to the library:
 // zeebo, which the plan picks for its assembly, hashes them only in a
-// pooled hasher of its own (zeeboChunkRoot), which costs more than the
+// pooled hasher of its own (zeeboInputRoot), which costs more than the
 // one-shot the plan timed, by an amount not measured against the
 // library's crossing; lukechampine's portable code took up to twice the
 // library's time where the plan picks zeebo (BenchmarkSumSmallKeyed).
