@@ -955,12 +955,21 @@ func (h *Hasher) Reset() {
 // Modifying the resulting Hasher will not modify the original Hasher, and
 // vice versa.
 func (h *Hasher) Clone() *Hasher {
+	// A clone that its caller does not keep stays on the caller's stack, as
+	// zeebo's does: Clone is small enough to be inlined, and clone does not
+	// keep c.
+	c := new(Hasher)
+	h.clone(c)
+	return c
+}
+
+// clone sets c, a zero Hasher, to the copy Clone returns.
+func (h *Hasher) clone(c *Hasher) {
 	h.mine()
 	if mu := h.hold(); mu != nil {
 		defer mu.Unlock()
 		h.absorb()
 	}
-	c := new(Hasher)
 	*c = *h
 	c.g, c.gw, c.t, c.ahead, c.buf, c.gen, c.nbuf, c.summed, c.read, c.mu = nil, nil, nil, nil, nil, nil, 0, false, false, nil
 	if h.g != nil {
@@ -975,7 +984,6 @@ func (h *Hasher) Clone() *Hasher {
 	}
 	c.sub = h.sub.clone()
 	c.gather(h.pending()) // and a count of changes of its own
-	return c
 }
 
 // Size implements part of the hash.Hash interface. It returns the number of
