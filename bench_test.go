@@ -596,6 +596,49 @@ func BenchmarkDigestOnce(b *testing.B) {
 	}
 }
 
+// BenchmarkDigestEachWrite writes 4 KiB (what a plain Hasher gathers in
+// itself) through a new Hasher in pieces and takes a Digest after each,
+// reading 32 bytes, on both paths, against zeebo: a running Digest of a
+// short stream, which the Go path's first Digest (digestGathered) must not
+// make hash all that is gathered at each piece.
+func BenchmarkDigestEachWrite(b *testing.B) {
+	waitPlan()
+	data := vectorInput(firstLen)
+	impls := []struct {
+		name  string
+		fn    func(piece int, out []byte)
+		setup func() func()
+	}{
+		{"auto", digestEachWrite(data), noSetup},
+		{"go", digestEachWrite(data), goForced},
+		{"zeebo", func(piece int, out []byte) {
+			h := zeebo.New()
+			for off := 0; off < len(data); off += piece {
+				_, _ = h.Write(data[off : off+piece])
+				_, _ = h.Digest().Read(out)
+			}
+		}, noSetup},
+	}
+	for _, piece := range []int{64, 256} {
+		for _, im := range impls {
+			benchLoop(b, "piece="+sizeName(piece)+"/impl="+im.name, im.setup, len(data), func(sum *[32]byte) {
+				im.fn(piece, sum[:])
+			})
+		}
+	}
+}
+
+// digestEachWrite is BenchmarkDigestEachWrite's loop on this package.
+func digestEachWrite(data []byte) func(piece int, out []byte) {
+	return func(piece int, out []byte) {
+		h := New()
+		for off := 0; off < len(data); off += piece {
+			_, _ = h.Write(data[off : off+piece])
+			_, _ = h.Digest().Read(out)
+		}
+	}
+}
+
 // BenchmarkSumSmallKeyed hashes a short keyed input, as Sum of a keyed
 // Hasher that has gathered it does, with lukechampine's one-chunk code
 // (goSum) and with the library: why sumSmall gives the keyed modes to the

@@ -542,10 +542,10 @@ func TestDigestBlockSource(t *testing.T) {
 	})
 }
 
-// TestDigestGathered: on the Go path, the first Digest of more than a
-// chunk gathered takes its root from a pooled zeebo hasher, which the
-// Hasher does not keep; a second, with nothing written between, gives the
-// Hasher zeebo's hasher (spillGo), and so do Digests after more input.
+// TestDigestGathered: on the Go path, the first Digest since Reset of more
+// than a chunk gathered takes its root from a pooled zeebo hasher, which
+// the Hasher does not keep; the second, written to between or not, gives
+// the Hasher zeebo's hasher (spillGo); a Reset, or a Clone, starts over.
 // Every output is zeebo's, with zeebo's layouts known and not.
 func TestDigestGathered(t *testing.T) {
 	in := vectorInput(firstLen)
@@ -563,28 +563,56 @@ func TestDigestGathered(t *testing.T) {
 			t.Fatalf("%d bytes: %x, %v; want zeebo's %x", n, got[:8], err, want[:8])
 		}
 	}
+	// kept reports, where zeebo's layouts are known, whether h kept zeebo's
+	// hasher after the Digest of what, where or why.
+	kept := func(t *testing.T, layout bool, h *Hasher, d *Digest, want bool, what string) {
+		t.Helper()
+		if layout && (h.g != nil) != want {
+			t.Errorf("%s: zeebo's hasher kept %v, source %d; want kept %v", what, h.g != nil, d.src, want)
+		}
+	}
 	for _, layout := range []bool{true, false} {
 		if !layout {
 			defer ffi.ForgetZeeboLayout()()
 		}
-		for _, n := range []int{chunkLen + 1, 2 * chunkLen, firstLen} {
+		for _, n := range []int{chunkLen + 1, 2 * chunkLen, firstLen - 1} {
+			// Two Digests of one input, then one after more input.
 			h := New()
 			_, _ = h.Write(in[:n-1])
 			_, _ = h.Write(in[n-1 : n])
 			d := h.Digest()
-			if layout && (h.g != nil || d.src != srcNode) {
-				t.Errorf("%d bytes, first Digest: zeebo's hasher kept %v, source %d; want none kept, srcNode", n, h.g != nil, d.src)
-			}
+			kept(t, layout, h, d, false, fmt.Sprintf("%d bytes, first Digest", n))
 			check(t, h, n, d)
 			d = h.Digest()
 			if h.g == nil {
 				t.Errorf("%d bytes, layout known %v, second Digest: no zeebo hasher kept", n, layout)
 			}
 			check(t, h, n, d)
-			if n < firstLen {
-				_, _ = h.Write(in[n : n+1])
-				check(t, h, n+1, h.Digest())
-			}
+			_, _ = h.Write(in[n : n+1])
+			check(t, h, n+1, h.Digest())
+
+			// A Digest after each write: the second spills too.
+			h = New()
+			_, _ = h.Write(in[:n])
+			check(t, h, n, h.Digest())
+			_, _ = h.Write(in[n : n+1])
+			d = h.Digest()
+			kept(t, layout, h, d, true, fmt.Sprintf("%d bytes and one more, a Digest after each write", n))
+			check(t, h, n+1, d)
+
+			// Reset, and a Clone, start over: their first Digest is a first.
+			h = New()
+			_, _ = h.Write(in[:n])
+			check(t, h, n, h.Digest())
+			c := h.Clone()
+			d = c.Digest()
+			kept(t, layout, c, d, false, fmt.Sprintf("a Clone of %d bytes after a Digest, its first Digest", n))
+			check(t, c, n, d)
+			h.Reset()
+			_, _ = h.Write(in[:n])
+			d = h.Digest()
+			kept(t, layout, h, d, false, fmt.Sprintf("%d bytes after a Reset that followed a Digest, the first Digest", n))
+			check(t, h, n, d)
 		}
 	}
 }

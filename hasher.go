@@ -78,8 +78,8 @@ type Hasher struct {
 	sub subState
 
 	// The state on the heap, allocated as the input needs it: g, the Go
-	// path's hasher once the input outgrows goGather (or a second Digest
-	// of more than a chunk gathered needs it); t, the native
+	// path's hasher once the input outgrows goGather (or the second
+	// Digest since Reset of more than a chunk gathered needs it); t, the native
 	// path's tree of the input handed to the library (live reports that it
 	// is initialized); the input gathered after that, first[:nbuf] until
 	// it outgrows first (firstLen bytes), then buf[:nbuf], a buffer of
@@ -104,7 +104,7 @@ type Hasher struct {
 	lastOK bool
 	groot  guts.Node
 	gnbuf  int
-	gread  int // nbuf at the last Digest on the Go path of more than a chunk gathered (digestGathered)
+	gread  bool // a Digest since Reset took the root of what was gathered without spilling it (digestGathered)
 	first  [firstLen]byte
 
 	// tchunks is the count of chunks t held when h last handed it input:
@@ -483,9 +483,9 @@ func (h *Hasher) handsFront(n int, fresh bool) bool {
 // writeGo is write on the Go path: the first goGather bytes are gathered;
 // a first write past them is hashed at once (goFront), after which writes
 // within its last chunk are gathered; from
-// there on (or from a second Digest of more than a chunk gathered, which
-// spills it: digestGathered) the input goes to zeebo's hasher (or, for a
-// subtree hasher, to the Go-path tree).
+// there on (or from the second Digest since Reset of more than a chunk
+// gathered, which digest spills: digestGathered) the input goes to zeebo's
+// hasher (or, for a subtree hasher, to the Go-path tree).
 func (h *Hasher) writeGo(p []byte) (int, error) {
 	switch {
 	case h.sub.t != nil:
@@ -945,7 +945,7 @@ func (h *Hasher) Reset() {
 		h.g.Reset()
 	}
 	h.live, h.nbuf, h.far, h.front, h.lastOK, h.summed, h.read = false, 0, false, 0, false, false, false
-	h.gread = 0
+	h.gread = false
 	h.sub = subState{}
 	h.setLim()
 }
@@ -972,6 +972,7 @@ func (h *Hasher) clone(c *Hasher) {
 	}
 	*c = *h
 	c.g, c.gw, c.t, c.ahead, c.buf, c.gen, c.nbuf, c.summed, c.read, c.mu = nil, nil, nil, nil, nil, nil, 0, false, false, nil
+	c.gread = false // the clone's first Digest is a first
 	if h.g != nil {
 		c.g = h.g.Clone()
 	}
@@ -1115,15 +1116,19 @@ func (h *Hasher) digestBlock(d *Digest) bool {
 
 // digestGathered is digest on the Go path for more than a chunk gathered
 // in h, before it has zeebo's hasher (g): the root node, at the first
-// Digest of that input, from a pooled zeebo hasher that h does not keep.
-// It reports whether it set d: not at a second Digest with nothing written
-// between, after which digest gives h zeebo's hasher (spillGo), whose
-// Digests hash nothing again, as zeebo's do after its Write. Allocating
-// zeebo's hasher (10 KiB) at the first Digest took a new Hasher's Write of
-// 2 or 4 KiB and its Digest read once 1.5 to 1.7 times zeebo's time
-// (BenchmarkDigestOnce, docs/stream.md).
+// Digest since Reset, from a pooled zeebo hasher that h does not keep. It
+// reports whether it set d: not at a second Digest, after which digest
+// gives h zeebo's hasher (spillGo), whose Digests hash only the last chunk
+// and what writes add, as zeebo's do. Allocating zeebo's hasher (10 KiB)
+// at the first Digest took a new Hasher's Write of 2 or 4 KiB and its
+// Digest read once 1.5 to 1.7 times zeebo's time; hashing all that is
+// gathered at each Digest took a Digest after each piece of a stream twice
+// as long as spilling at the first (BenchmarkDigestOnce,
+// BenchmarkDigestEachWrite, docs/stream.md). While front is not 0, h
+// gathers within a chunk (writeGo), so digest does not call it then; its
+// test of front keeps the front's chunks from being left out regardless.
 func (h *Hasher) digestGathered(d *Digest) bool {
-	if !zeeboRoots || h.front != 0 || h.gread == h.nbuf {
+	if !zeeboRoots || h.front != 0 || h.gread {
 		return false
 	}
 	key, flags := h.goModeKey()
@@ -1131,7 +1136,7 @@ func (h *Hasher) digestGathered(d *Digest) bool {
 	if !ok {
 		return false
 	}
-	h.gread = h.nbuf
+	h.gread = true
 	d.src = srcNode
 	d.root.set(&n)
 	return true
