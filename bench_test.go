@@ -116,6 +116,13 @@ func BenchmarkSumEachWrite(b *testing.B) {
 	benchStream(b, 256<<10, []int{64, 1 << 10, 4 << 10, 16 << 10}, true)
 }
 
+// BenchmarkSumEachWriteShort is BenchmarkSumEachWrite for a stream of 4
+// KiB, what a plain Hasher gathers in itself: its reads after the first
+// go to zeebo's hasher on the Go path (spillReread).
+func BenchmarkSumEachWriteShort(b *testing.B) {
+	benchStream(b, firstLen, []int{64, 256, 1 << 10}, true)
+}
+
 // benchStream writes total bytes through a Hasher of each implementation
 // in pieces of each size, and takes its Sum at the end, or after each
 // piece (sumEach).

@@ -542,11 +542,12 @@ func TestDigestBlockSource(t *testing.T) {
 	})
 }
 
-// TestDigestGathered: on the Go path, the first Digest since Reset of more
-// than a chunk gathered takes its root from a pooled zeebo hasher, which
-// the Hasher does not keep; the second, written to between or not, gives
-// the Hasher zeebo's hasher (spillGo); a Reset, or a Clone, starts over.
-// Every output is zeebo's, with zeebo's layouts known and not.
+// TestDigestGathered: on the Go path, the first read (Sum or Digest) since
+// Reset of more than a block gathered keeps no zeebo hasher (a Digest of
+// more than a chunk takes its root from a pooled one); the second, written
+// to between or not, gives the Hasher zeebo's hasher (spillReread); a
+// Reset, or a Clone, starts over. Every output is zeebo's, with zeebo's
+// layouts known and not.
 func TestDigestGathered(t *testing.T) {
 	in := vectorInput(firstLen)
 	prev := active
@@ -575,7 +576,41 @@ func TestDigestGathered(t *testing.T) {
 		if !layout {
 			defer ffi.ForgetZeeboLayout()()
 		}
-		for _, n := range []int{chunkLen + 1, 2 * chunkLen, firstLen - 1} {
+		for _, n := range []int{guts.BlockSize + 1, chunkLen, chunkLen + 1, 2 * chunkLen, firstLen - 1} {
+			// Sums, in each mode and from a zero Hasher: the first keeps
+			// no zeebo hasher, the second does (but after goFront).
+			for _, m := range marshalModes {
+				for _, zero := range []bool{false, true} {
+					h, z := m.new(), m.ref()
+					if zero && m.name != "hash" {
+						continue
+					}
+					if zero {
+						h = new(Hasher)
+					}
+					_, _ = h.Write(in[:n])
+					_, _ = z.Write(in[:n])
+					want := z.Sum(nil)
+					for i, keep := range []bool{false, true} {
+						got := h.Sum(nil)
+						if !bytes.Equal(got, want) {
+							t.Fatalf("%s, %d bytes, zero Hasher %v, Sum %d: %x; want zeebo's %x", m.name, n, zero, i+1, got, want)
+						}
+						// A keyed Hasher past a chunk hashed the chunks
+						// before its last at its write (goFront), and reads
+						// its root from there.
+						if layout && h.front == 0 && (h.g != nil) != keep {
+							t.Errorf("%s, %d bytes, zero Hasher %v, Sum %d: zeebo's hasher kept %v; want %v", m.name, n, zero, i+1, h.g != nil, keep)
+						}
+					}
+					_, _ = h.Write(in[n : n+1])
+					_, _ = z.Write(in[n : n+1])
+					if got, want := h.Sum(nil), z.Sum(nil); !bytes.Equal(got, want) {
+						t.Fatalf("%s, %d bytes and one more: %x; want zeebo's %x", m.name, n, got, want)
+					}
+				}
+			}
+
 			// Two Digests of one input, then one after more input.
 			h := New()
 			_, _ = h.Write(in[:n-1])

@@ -78,8 +78,8 @@ type Hasher struct {
 	sub subState
 
 	// The state on the heap, allocated as the input needs it: g, the Go
-	// path's hasher once the input outgrows goGather (or the second
-	// Digest since Reset of more than a chunk gathered needs it); t, the native
+	// path's hasher once the input outgrows goGather (or at the second
+	// read since Reset of more than a block gathered: spillReread); t, the native
 	// path's tree of the input handed to the library (live reports that it
 	// is initialized); the input gathered after that, first[:nbuf] until
 	// it outgrows first (firstLen bytes), then buf[:nbuf], a buffer of
@@ -104,7 +104,7 @@ type Hasher struct {
 	lastOK bool
 	groot  guts.Node
 	gnbuf  int
-	gread  bool // a Digest since Reset took the root of what was gathered without spilling it (digestGathered)
+	gread  bool // a read since Reset on the Go path hashed more than a block gathered (spillReread)
 	first  [firstLen]byte
 
 	// tchunks is the count of chunks t held when h last handed it input:
@@ -483,9 +483,9 @@ func (h *Hasher) handsFront(n int, fresh bool) bool {
 // writeGo is write on the Go path: the first goGather bytes are gathered;
 // a first write past them is hashed at once (goFront), after which writes
 // within its last chunk are gathered; from
-// there on (or from the second Digest since Reset of more than a chunk
-// gathered, which digest spills: digestGathered) the input goes to zeebo's
-// hasher (or, for a subtree hasher, to the Go-path tree).
+// there on (or from the second read since Reset of more than a block
+// gathered: spillReread) the input goes to zeebo's hasher (or, for a
+// subtree hasher, to the Go-path tree).
 func (h *Hasher) writeGo(p []byte) (int, error) {
 	switch {
 	case h.sub.t != nil:
@@ -972,7 +972,7 @@ func (h *Hasher) clone(c *Hasher) {
 	}
 	*c = *h
 	c.g, c.gw, c.t, c.ahead, c.buf, c.gen, c.nbuf, c.summed, c.read, c.mu = nil, nil, nil, nil, nil, nil, 0, false, false, nil
-	c.gread = false // the clone's first Digest is a first
+	c.gread = false // the clone's first read is a first
 	if h.g != nil {
 		c.g = h.g.Clone()
 	}
@@ -1003,6 +1003,12 @@ func (h *Hasher) Sum(b []byte) []byte {
 	if mu := h.hold(); mu != nil {
 		defer mu.Unlock()
 		reread = h.absorb()
+	}
+	if h.path == pathUnset {
+		h.start() // a zero Hasher's first Write gathers without it
+	}
+	if h.path == pathGo && h.g == nil {
+		h.spillReread()
 	}
 	if h.mode == modeHash && h.front == 0 && !h.live && h.g == nil && !h.sub.on && (h.gen == nil || *h.gen == h.ngen) {
 		// A plain hash of input only gathered, on either path or before
@@ -1115,20 +1121,16 @@ func (h *Hasher) digestBlock(d *Digest) bool {
 }
 
 // digestGathered is digest on the Go path for more than a chunk gathered
-// in h, before it has zeebo's hasher (g): the root node, at the first
-// Digest since Reset, from a pooled zeebo hasher that h does not keep. It
-// reports whether it set d: not at a second Digest, after which digest
-// gives h zeebo's hasher (spillGo), whose Digests hash only the last chunk
-// and what writes add, as zeebo's do. Allocating zeebo's hasher (10 KiB)
-// at the first Digest took a new Hasher's Write of 2 or 4 KiB and its
-// Digest read once 1.5 to 1.7 times zeebo's time; hashing all that is
-// gathered at each Digest took a Digest after each piece of a stream twice
-// as long as spilling at the first (BenchmarkDigestOnce,
-// BenchmarkDigestEachWrite, docs/stream.md). While front is not 0, h
-// gathers within a chunk (writeGo), so digest does not call it then; its
-// test of front keeps the front's chunks from being left out regardless.
+// in h, before it has zeebo's hasher (g), at the first read since Reset
+// (spillReread): the root node from a pooled zeebo hasher that h does not
+// keep. It reports whether it set d. Allocating zeebo's hasher (10 KiB) at
+// the first Digest took a new Hasher's Write of 2 or 4 KiB and its Digest
+// read once 1.5 to 1.7 times zeebo's time (BenchmarkDigestOnce,
+// docs/stream.md). While front is not 0, h gathers within a chunk
+// (writeGo), so digest does not call it then; its test of front keeps the
+// front's chunks from being left out regardless.
 func (h *Hasher) digestGathered(d *Digest) bool {
-	if !zeeboRoots || h.front != 0 || h.gread {
+	if !zeeboRoots || h.front != 0 {
 		return false
 	}
 	key, flags := h.goModeKey()
@@ -1136,10 +1138,30 @@ func (h *Hasher) digestGathered(d *Digest) bool {
 	if !ok {
 		return false
 	}
-	h.gread = true
 	d.src = srcNode
 	d.root.set(&n)
 	return true
+}
+
+// spillReread gives a Go-path Hasher that has gathered more than a block,
+// and has no zeebo hasher yet, zeebo's hasher (spillGo) at the second read
+// (Sum or Digest) since Reset, for that read and those after it: from
+// there, a read hashes the last chunk and what writes added, as zeebo's
+// do, where each would hash all that is gathered again. The first read
+// hashes it in one call and allocates nothing. A Sum after each piece of
+// a stream of 4 KiB took 3 times zeebo's time without it, and a Digest
+// after each 1.4 to 2.5 times (BenchmarkSumEachWriteShort,
+// BenchmarkDigestEachWrite, docs/stream.md). A Hasher whose copy by value
+// was written to is left to panic as before.
+func (h *Hasher) spillReread() {
+	if h.front != 0 || h.sub.on || h.nbuf <= guts.BlockSize || h.gen != nil && *h.gen != h.ngen {
+		return
+	}
+	if !h.gread {
+		h.gread = true
+		return
+	}
+	h.spillGo()
 }
 
 // digest sets d, a zero Digest, to the snapshot Digest returns.
@@ -1152,6 +1174,9 @@ func (h *Hasher) digest(d *Digest) {
 	if mu := h.hold(); mu != nil {
 		defer mu.Unlock()
 		reread = h.absorb()
+	}
+	if h.path == pathGo && h.g == nil {
+		h.spillReread()
 	}
 	if h.path == pathGo && h.g == nil && h.nbuf > chunkLen {
 		if h.digestGathered(d) {
