@@ -542,114 +542,138 @@ func TestDigestBlockSource(t *testing.T) {
 	})
 }
 
-// TestDigestGathered: on the Go path, the first read (Sum or Digest) since
-// Reset of more than a block gathered keeps no zeebo hasher (a Digest of
-// more than a chunk takes its root from a pooled one); the second, written
-// to between or not, gives the Hasher zeebo's hasher (spillReread); a
-// Reset, or a Clone, starts over. Every output is zeebo's, with zeebo's
-// layouts known and not.
-func TestDigestGathered(t *testing.T) {
+// TestReread: a Hasher that gathered more than a block in itself hashes
+// it all at each read (Sum, Digest), allocating nothing (a Go-path Digest
+// of more than a chunk takes its root from a pooled zeebo hasher), until
+// what the reads since Reset hashed again reaches rereadMove; from that read
+// on, it holds its input on the heap (spilled: zeebo's hasher on the Go
+// path, the buffer and the library's tree on the native path, which needs
+// more than a chunk to hand over), written to between the reads or not.
+// A Reset, or a Clone, starts the count over. Every output is zeebo's, in
+// every mode and from a zero Hasher, with zeebo's layouts known and not.
+func TestReread(t *testing.T) {
 	in := vectorInput(firstLen)
-	prev := active
-	defer setBackend(prev)
-	setBackend(goBackend("test: forced"))
-	check := func(t *testing.T, h *Hasher, n int, d *Digest) {
-		t.Helper()
-		want := make([]byte, 200)
-		z := zeebo.New()
-		_, _ = z.Write(in[:n])
-		_, _ = z.Digest().Read(want)
-		got := make([]byte, len(want))
-		if _, err := d.Read(got); err != nil || !bytes.Equal(got, want) {
-			t.Fatalf("%d bytes: %x, %v; want zeebo's %x", n, got[:8], err, want[:8])
+	forEachBackend(t, func(t *testing.T) {
+		goPath := lib == nil // a zero Hasher's path is not set until it needs one
+		spilled := func(h *Hasher) bool {
+			if goPath {
+				return h.g != nil
+			}
+			return h.buf != nil
 		}
-	}
-	// kept reports, where zeebo's layouts are known, whether h kept zeebo's
-	// hasher after the Digest of what, where or why.
-	kept := func(t *testing.T, layout bool, h *Hasher, d *Digest, want bool, what string) {
-		t.Helper()
-		if layout && (h.g != nil) != want {
-			t.Errorf("%s: zeebo's hasher kept %v, source %d; want kept %v", what, h.g != nil, d.src, want)
+		// spills reports whether a read (use) of n bytes after reads that
+		// hashed waste bytes again spills, on this path: not where a keyed
+		// Go-path Hasher past a chunk hashed the chunks before its last at
+		// its write (goFront, whose root it keeps); at once for a Go-path
+		// Digest of more than a chunk where zeebo's layout is not known
+		// (no pooled root).
+		spills := func(h *Hasher, layout bool, use string, n, waste int) bool {
+			switch {
+			case h.front != 0:
+				return false
+			case goPath && !layout && use == "Digest" && n > chunkLen:
+				return true
+			}
+			return waste >= rereadMove && (goPath || n > chunkLen)
 		}
-	}
-	for _, layout := range []bool{true, false} {
-		if !layout {
-			defer ffi.ForgetZeeboLayout()()
-		}
-		for _, n := range []int{guts.BlockSize + 1, chunkLen, chunkLen + 1, 2 * chunkLen, firstLen - 1} {
-			// Sums, in each mode and from a zero Hasher: the first keeps
-			// no zeebo hasher, the second does (but after goFront).
-			for _, m := range marshalModes {
-				for _, zero := range []bool{false, true} {
-					h, z := m.new(), m.ref()
-					if zero && m.name != "hash" {
-						continue
-					}
-					if zero {
-						h = new(Hasher)
-					}
-					_, _ = h.Write(in[:n])
-					_, _ = z.Write(in[:n])
-					want := z.Sum(nil)
-					for i, keep := range []bool{false, true} {
-						got := h.Sum(nil)
-						if !bytes.Equal(got, want) {
-							t.Fatalf("%s, %d bytes, zero Hasher %v, Sum %d: %x; want zeebo's %x", m.name, n, zero, i+1, got, want)
+		for _, layout := range []bool{true, false} {
+			if !layout {
+				defer ffi.ForgetZeeboLayout()()
+			}
+			for _, n := range []int{guts.BlockSize + 1, chunkLen, chunkLen + 1, 2 * chunkLen, firstLen - 1} {
+				for _, m := range marshalModes {
+					for _, zero := range []bool{false, true} {
+						if zero && m.name != "hash" {
+							continue
 						}
-						// A keyed Hasher past a chunk hashed the chunks
-						// before its last at its write (goFront), and reads
-						// its root from there.
-						if layout && h.front == 0 && (h.g != nil) != keep {
-							t.Errorf("%s, %d bytes, zero Hasher %v, Sum %d: zeebo's hasher kept %v; want %v", m.name, n, zero, i+1, h.g != nil, keep)
+						for _, use := range []string{"Sum", "Digest"} {
+							h, z := m.new(), m.ref()
+							if zero {
+								h = new(Hasher)
+							}
+							_, _ = h.Write(in[:n])
+							_, _ = z.Write(in[:n])
+							read := func(h *Hasher, z *zeebo.Hasher, what string) {
+								t.Helper()
+								want, got := make([]byte, 100), make([]byte, 100)
+								_, _ = z.Digest().Read(want)
+								if use == "Sum" {
+									got = h.Sum(nil)
+									want = want[:32]
+								} else {
+									_, _ = h.Digest().Read(got)
+								}
+								if !bytes.Equal(got, want) {
+									t.Fatalf("%s, %s, %s, %d bytes, zero Hasher %v: %x; want zeebo's %x", use, what, m.name, n, zero, got[:8], want[:8])
+								}
+							}
+							// Reads of the same input, until it spills (a
+							// keyed Go-path Hasher past a chunk, without
+							// zeebo's layout, spilled at its write).
+							atWrite, waste := spilled(h), 0
+							for k := 1; ; k++ {
+								want := atWrite || spills(h, layout, use, n, waste)
+								read(h, z, fmt.Sprintf("read %d", k))
+								if spilled(h) != want {
+									t.Fatalf("%s, %s, %d bytes, zero Hasher %v, layout known %v, read %d: spilled %v; want %v", use, m.name, n, zero, layout, k, spilled(h), want)
+								}
+								if want || k > rereadMove/n+2 {
+									break
+								}
+								waste += n
+							}
+							// A write after: the same hash as zeebo's.
+							_, _ = h.Write(in[n : n+1])
+							_, _ = z.Write(in[n : n+1])
+							read(h, z, "after another write")
 						}
-					}
-					_, _ = h.Write(in[n : n+1])
-					_, _ = z.Write(in[n : n+1])
-					if got, want := h.Sum(nil), z.Sum(nil); !bytes.Equal(got, want) {
-						t.Fatalf("%s, %d bytes and one more: %x; want zeebo's %x", m.name, n, got, want)
 					}
 				}
+				// A read after each write, of a byte each: it spills once
+				// what the reads hashed again reaches rereadMove.
+				h := New()
+				_, _ = h.Write(in[:n-1])
+				waste, last := 0, 0
+				for k := n; k <= firstLen && !spilled(h); k++ {
+					_, _ = h.Write(in[k-1 : k])
+					if last > 0 {
+						waste += last
+					}
+					last = k
+					want := spills(h, layout, "Digest", k, waste)
+					check := h.Digest()
+					if spilled(h) != want {
+						t.Fatalf("%d bytes and one at a time, layout known %v: spilled %v at %d; want %v", n, layout, spilled(h), k, want)
+					}
+					got, ref := make([]byte, 64), make([]byte, 64)
+					_, _ = check.Read(got)
+					r := zeebo.New()
+					_, _ = r.Write(in[:k])
+					_, _ = r.Digest().Read(ref)
+					if !bytes.Equal(got, ref) {
+						t.Fatalf("%d bytes and one at a time, at %d: %x; want zeebo's %x", n, k, got[:8], ref[:8])
+					}
+				}
+
+				// Reset, and a Clone, start the count over: after as many
+				// reads as leave it one read short of a spill, a Clone's
+				// first read, and a first read after Reset, spill nothing.
+				h = New()
+				_, _ = h.Write(in[:n])
+				for range (rereadMove + n - 1) / n {
+					h.Sum(nil)
+				}
+				c := h.Clone()
+				c.Sum(nil)
+				h.Reset()
+				_, _ = h.Write(in[:n])
+				h.Sum(nil)
+				if spilled(h) || spilled(c) {
+					t.Errorf("%d bytes, layout known %v: spilled at the first read after Reset %v, at a Clone's first read %v; want neither", n, layout, spilled(h), spilled(c))
+				}
 			}
-
-			// Two Digests of one input, then one after more input.
-			h := New()
-			_, _ = h.Write(in[:n-1])
-			_, _ = h.Write(in[n-1 : n])
-			d := h.Digest()
-			kept(t, layout, h, d, false, fmt.Sprintf("%d bytes, first Digest", n))
-			check(t, h, n, d)
-			d = h.Digest()
-			if h.g == nil {
-				t.Errorf("%d bytes, layout known %v, second Digest: no zeebo hasher kept", n, layout)
-			}
-			check(t, h, n, d)
-			_, _ = h.Write(in[n : n+1])
-			check(t, h, n+1, h.Digest())
-
-			// A Digest after each write: the second spills too.
-			h = New()
-			_, _ = h.Write(in[:n])
-			check(t, h, n, h.Digest())
-			_, _ = h.Write(in[n : n+1])
-			d = h.Digest()
-			kept(t, layout, h, d, true, fmt.Sprintf("%d bytes and one more, a Digest after each write", n))
-			check(t, h, n+1, d)
-
-			// Reset, and a Clone, start over: their first Digest is a first.
-			h = New()
-			_, _ = h.Write(in[:n])
-			check(t, h, n, h.Digest())
-			c := h.Clone()
-			d = c.Digest()
-			kept(t, layout, c, d, false, fmt.Sprintf("a Clone of %d bytes after a Digest, its first Digest", n))
-			check(t, c, n, d)
-			h.Reset()
-			_, _ = h.Write(in[:n])
-			d = h.Digest()
-			kept(t, layout, h, d, false, fmt.Sprintf("%d bytes after a Reset that followed a Digest, the first Digest", n))
-			check(t, h, n, d)
 		}
-	}
+	})
 }
 
 func digestFirstReads(t *testing.T, in []byte, im impl) {

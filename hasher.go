@@ -104,7 +104,8 @@ type Hasher struct {
 	lastOK bool
 	groot  guts.Node
 	gnbuf  int
-	gread  bool // a read since Reset on the Go path hashed more than a block gathered (spillReread)
+	rlast  int // what was gathered at the last read since Reset that hashed it all (reread)
+	rwaste int // how much of it the reads since Reset hashed again (reread)
 	first  [firstLen]byte
 
 	// tchunks is the count of chunks t held when h last handed it input:
@@ -945,7 +946,7 @@ func (h *Hasher) Reset() {
 		h.g.Reset()
 	}
 	h.live, h.nbuf, h.far, h.front, h.lastOK, h.summed, h.read = false, 0, false, 0, false, false, false
-	h.gread = false
+	h.rlast, h.rwaste = 0, 0
 	h.sub = subState{}
 	h.setLim()
 }
@@ -972,7 +973,7 @@ func (h *Hasher) clone(c *Hasher) {
 	}
 	*c = *h
 	c.g, c.gw, c.t, c.ahead, c.buf, c.gen, c.nbuf, c.summed, c.read, c.mu = nil, nil, nil, nil, nil, nil, 0, false, false, nil
-	c.gread = false // the clone's first read is a first
+	c.rlast, c.rwaste = 0, 0 // the clone's first read is a first
 	if h.g != nil {
 		c.g = h.g.Clone()
 	}
@@ -999,6 +1000,9 @@ func (h *Hasher) BlockSize() int { return 64 }
 // the Hasher to the provided buffer and returns it. It does not change the
 // Hasher's state.
 func (h *Hasher) Sum(b []byte) []byte {
+	if h.path == pathNative {
+		h.rereadNative()
+	}
 	reread := false
 	if mu := h.hold(); mu != nil {
 		defer mu.Unlock()
@@ -1143,25 +1147,67 @@ func (h *Hasher) digestGathered(d *Digest) bool {
 	return true
 }
 
+// reread counts a read (Sum, Digest) that hashes all of the more than a
+// block that h has gathered in itself, and reports whether h is to move it
+// to its state on the heap (spillReread, rereadNative), from where the
+// reads hash only the last chunk and what writes add, as zeebo's do: once
+// what the reads since Reset hashed again (each all that is gathered, what
+// the read before it hashed included) reaches rereadMove.
+func (h *Hasher) reread() bool {
+	if h.rlast > 0 {
+		h.rwaste += h.rlast
+	}
+	h.rlast = h.nbuf
+	return h.rwaste >= rereadMove
+}
+
+// rereadMove is how much input the reads of what a Hasher gathered in
+// itself hash again before it moves it to the heap (reread): twice what it
+// gathers there. The move allocates 10 to 18 KiB (zeebo's hasher, or the
+// library's buffer and tree), whose allocation and collection cost about
+// as much as hashing a few KiB again; a move at the second read (Sum after
+// each 1 KiB piece of 4 KiB: 0.76-0.86 of zeebo's speed on both paths,
+// against 1.03-1.6 without a move) and one after bufSize hashed again
+// (Sum after each 256-byte piece: 0.59-0.66) each lost where the other
+// did not (BenchmarkSumEachWriteShort, BenchmarkDigestEachWrite;
+// docs/stream.md has the table for each rule measured).
+const rereadMove = 2 * firstLen
+
+// rereadNative is spillReread on the native path, for a Hasher that holds
+// all its input in itself (first), none of it in the library's tree nor
+// on the heap: it counts the read (summed, read; reread), and at the read
+// that reread picks, of more than a chunk, moves what is gathered to the
+// buffer on the heap (grow), where that read's absorb hands its whole
+// chunks to the tree (hold). A Sum after each 64-byte piece of a stream of
+// 4 KiB read 0.5 of zeebo's speed without it (BenchmarkSumEachWriteShort,
+// docs/stream.md). A Hasher whose copy by value was written to is left to
+// panic as before.
+func (h *Hasher) rereadNative() {
+	if h.buf != nil || h.live || h.front != 0 || h.sub.on || h.nbuf <= guts.BlockSize || h.gen != nil && *h.gen != h.ngen {
+		return
+	}
+	h.summed, h.read = true, true
+	if h.reread() && h.nbuf > chunkLen {
+		h.grow(bufSize)
+	}
+}
+
 // spillReread gives a Go-path Hasher that has gathered more than a block,
-// and has no zeebo hasher yet, zeebo's hasher (spillGo) at the second read
-// (Sum or Digest) since Reset, for that read and those after it: from
+// and has no zeebo hasher yet, zeebo's hasher (spillGo) at the read (Sum
+// or Digest) that reread picks, for that read and those after it: from
 // there, a read hashes the last chunk and what writes added, as zeebo's
-// do, where each would hash all that is gathered again. The first read
-// hashes it in one call and allocates nothing. A Sum after each piece of
-// a stream of 4 KiB took 3 times zeebo's time without it, and a Digest
-// after each 1.4 to 2.5 times (BenchmarkSumEachWriteShort,
-// BenchmarkDigestEachWrite, docs/stream.md). A Hasher whose copy by value
-// was written to is left to panic as before.
+// do, where each would hash all that is gathered again. A single read
+// hashes it in one call and allocates nothing. A Sum after each 64-byte
+// piece of a stream of 4 KiB read 0.47 of zeebo's speed without it
+// (BenchmarkSumEachWriteShort, docs/stream.md). A Hasher whose copy by
+// value was written to is left to panic as before.
 func (h *Hasher) spillReread() {
 	if h.front != 0 || h.sub.on || h.nbuf <= guts.BlockSize || h.gen != nil && *h.gen != h.ngen {
 		return
 	}
-	if !h.gread {
-		h.gread = true
-		return
+	if h.reread() {
+		h.spillGo()
 	}
-	h.spillGo()
 }
 
 // digest sets d, a zero Digest, to the snapshot Digest returns.
@@ -1170,6 +1216,9 @@ func (h *Hasher) digest(d *Digest) {
 		return
 	}
 	h.start()
+	if h.path == pathNative {
+		h.rereadNative()
+	}
 	reread := false
 	if mu := h.hold(); mu != nil {
 		defer mu.Unlock()
