@@ -548,7 +548,9 @@ func TestDigestBlockSource(t *testing.T) {
 // what the reads since Reset hashed again reaches rereadMove; from that read
 // on, it holds its input on the heap (spilled: zeebo's hasher on the Go
 // path, the buffer and the library's tree on the native path, which needs
-// more than a chunk to hand over), written to between the reads or not.
+// whole chunks that absorb hands over), written to between the reads or
+// not. A read that moves nothing marks nothing for absorb: a Sum after the
+// input outgrows what the Hasher holds makes no tree ahead.
 // A Reset, or a Clone, starts the count over. Every output is zeebo's, in
 // every mode and from a zero Hasher, with zeebo's layouts known and not.
 func TestReread(t *testing.T) {
@@ -574,7 +576,7 @@ func TestReread(t *testing.T) {
 			case goPath && !layout && use == "Digest" && n > chunkLen:
 				return true
 			}
-			return waste >= rereadMove && (goPath || n > chunkLen)
+			return waste >= rereadMove && (goPath || absorbLen(0, n) > 0)
 		}
 		for _, layout := range []bool{true, false} {
 			if !layout {
@@ -670,6 +672,18 @@ func TestReread(t *testing.T) {
 				h.Sum(nil)
 				if spilled(h) || spilled(c) {
 					t.Errorf("%d bytes, layout known %v: spilled at the first read after Reset %v, at a Clone's first read %v; want neither", n, layout, spilled(h), spilled(c))
+				}
+
+				// One read that moves nothing, then the input past what the
+				// Hasher holds, and one read: no tree ahead.
+				h = New()
+				_, _ = h.Write(in[:n])
+				h.Sum(nil)
+				more := vectorInput(5 * bufSize / 4)
+				_, _ = h.Write(more)
+				h.Sum(nil)
+				if h.ahead != nil {
+					t.Errorf("%d bytes, a Sum, %d more and a Sum: a tree ahead, which a single read after a hand-over does not need", n, len(more))
 				}
 			}
 		}

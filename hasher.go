@@ -35,15 +35,18 @@ import (
 // On the native path, small writes are gathered on the Go side and handed to
 // the library in large batches, so a stream written in small pieces runs at
 // the library's speed, and a short stream never crosses into the library.
-// From the second Sum or Digest of what is gathered on, the library holds
-// its whole chunks too, and from a Hasher's second read on, a second tree
-// holds the ones after them, so that a Sum after each piece of a stream
-// hashes again at most the last part of a chunk, where zeebo's hashes its
-// last chunk.
+// From the second Sum or Digest of what the buffer gathered on, the library
+// holds its whole chunks too, and from a Hasher's second read on, a second
+// tree holds the ones after them, so that a Sum after each piece of a
+// stream hashes again at most the last part of a chunk, where zeebo's
+// hashes its last chunk. The first 4 KiB, held in the Hasher itself, are
+// hashed whole at each read until the reads have hashed 8 KiB of them
+// again; then they move to the buffer (reread).
 // On the Go path, the first 4 KiB are gathered too (the first KiB in the
-// keyed modes), and hashed in one call at Sum, as Sum256 would; a first
-// write past them is hashed at once, with hashers on the stack, and only
-// its last chunk and what a Sum needs are kept.
+// keyed modes), and hashed in one call at Sum, as Sum256 would, until the
+// reads have hashed 8 KiB of them again, when they move to zeebo's hasher
+// (reread); a first write past them is hashed at once, with hashers on the
+// stack, and only its last chunk and what a Sum needs are kept.
 type Hasher struct {
 	// What Write's two fast paths read and change, together at the front
 	// (in one or two cache lines). gen counts the changes to the heap
@@ -1000,6 +1003,9 @@ func (h *Hasher) BlockSize() int { return 64 }
 // the Hasher to the provided buffer and returns it. It does not change the
 // Hasher's state.
 func (h *Hasher) Sum(b []byte) []byte {
+	if h.path == pathUnset {
+		h.start() // a zero Hasher's first Write gathers without it
+	}
 	if h.path == pathNative {
 		h.rereadNative()
 	}
@@ -1007,9 +1013,6 @@ func (h *Hasher) Sum(b []byte) []byte {
 	if mu := h.hold(); mu != nil {
 		defer mu.Unlock()
 		reread = h.absorb()
-	}
-	if h.path == pathUnset {
-		h.start() // a zero Hasher's first Write gathers without it
 	}
 	if h.path == pathGo && h.g == nil {
 		h.spillReread()
@@ -1175,19 +1178,21 @@ const rereadMove = 2 * firstLen
 
 // rereadNative is spillReread on the native path, for a Hasher that holds
 // all its input in itself (first), none of it in the library's tree nor
-// on the heap: it counts the read (summed, read; reread), and at the read
-// that reread picks, of more than a chunk, moves what is gathered to the
-// buffer on the heap (grow), where that read's absorb hands its whole
-// chunks to the tree (hold). A Sum after each 64-byte piece of a stream of
-// 4 KiB read 0.5 of zeebo's speed without it (BenchmarkSumEachWriteShort,
-// docs/stream.md). A Hasher whose copy by value was written to is left to
-// panic as before.
+// on the heap: it counts the read (reread), and at a read after the one
+// that reread picks, where absorb has whole chunks to hand over
+// (absorbLen), moves what is gathered to the buffer on the heap (grow),
+// where that read's absorb hands them to the tree (hold), as at a second
+// read (summed). Only that read marks h read: a read that moves nothing
+// leaves absorb and the tree ahead as they were, for the input after it. A
+// Sum after each 64-byte piece of a stream of 4 KiB read 0.5 of zeebo's
+// speed without it (BenchmarkSumEachWriteShort, docs/stream.md). A Hasher
+// whose copy by value was written to is left to panic as before.
 func (h *Hasher) rereadNative() {
 	if h.buf != nil || h.live || h.front != 0 || h.sub.on || h.nbuf <= guts.BlockSize || h.gen != nil && *h.gen != h.ngen {
 		return
 	}
-	h.summed, h.read = true, true
-	if h.reread() && h.nbuf > chunkLen {
+	if h.reread() && absorbLen(0, h.nbuf) > 0 {
+		h.summed = true
 		h.grow(bufSize)
 	}
 }
