@@ -3,6 +3,7 @@ package blake3
 import (
 	"crypto/sha256"
 	"fmt"
+	"hash"
 	"io"
 	"testing"
 
@@ -320,6 +321,41 @@ func BenchmarkNewSum(b *testing.B) {
 					}
 				})
 			}
+		}
+	}
+}
+
+// BenchmarkReuseSum hashes one input again and again through one Hasher
+// of each implementation (Reset, Write, Sum), as a caller that keeps its
+// hasher does: the Hasher's own layers around the one-shot, with nothing
+// allocated (docs/zeebo-api.md, "A reused Hasher").
+func BenchmarkReuseSum(b *testing.B) {
+	waitPlan()
+	data := vectorInput(8 << 10)
+	impls := []struct {
+		name  string
+		hash  func() hash.Hash
+		setup func() func()
+	}{
+		{"ours", func() hash.Hash { return New() }, noSetup},
+		{"go", func() hash.Hash { return New() }, goForced},
+		{"zeebo", func() hash.Hash { return zeebo.New() }, noSetup},
+		{"lukechampine", func() hash.Hash { return luke.New(32, nil) }, noSetup},
+	}
+	for _, n := range []int{0, 64, 256, 1 << 10, 2 << 10, 4 << 10, 8 << 10} {
+		for _, im := range impls {
+			b.Run("size="+sizeName(n)+"/impl="+im.name, func(b *testing.B) {
+				defer im.setup()()
+				h := im.hash()
+				b.SetBytes(int64(n))
+				b.ReportAllocs()
+				var sum [32]byte
+				for b.Loop() {
+					h.Reset()
+					_, _ = h.Write(data[:n])
+					h.Sum(sum[:0])
+				}
+			})
 		}
 	}
 }

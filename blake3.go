@@ -40,6 +40,7 @@ import (
 
 	"github.com/purego-blake3/blake3/internal/ffi"
 	zeebo "github.com/zeebo/blake3"
+	"lukechampine.com/blake3/guts"
 )
 
 // Sizes of the BLAKE3 function.
@@ -57,6 +58,14 @@ func Sum256(data []byte) [32]byte {
 	case implLuke:
 		return lukeSum256(data)
 	case implZeebo:
+		// A block or less: zeebo's compression, its output written
+		// straight into s (ffi.ZeeboBlockOutput), without Sum512's result
+		// and its copies, and without zeebo's slower case of the empty
+		// input (BenchmarkDispatch, size=0B and 64B; docs/dispatch.md).
+		var s [32]byte
+		if len(data) <= blockLen && zeeboBlocks && ffi.ZeeboBlockOutput(&guts.IV, 0, data, s[:]) {
+			return s
+		}
 		if len(data) <= chunkLen {
 			// zeebo's Sum512 called here, and cut: through zeeboSum512, or
 			// zeebo's Sum256, each a call that copies the result once more,
@@ -79,6 +88,10 @@ func Sum512(data []byte) [64]byte {
 	case implLuke:
 		return lukeSum512(data)
 	case implZeebo:
+		var s [64]byte
+		if len(data) <= blockLen && zeeboBlocks && ffi.ZeeboBlockOutput(&guts.IV, 0, data, s[:]) {
+			return s // as in Sum256
+		}
 		if len(data) <= chunkLen {
 			return zeebo.Sum512(data) // as in Sum256
 		}

@@ -122,6 +122,65 @@ func TestDispatchEveryImpl(t *testing.T) {
 	}
 }
 
+// TestDispatchBlock: Sum256, Sum512, and the Sum of a new Hasher and of
+// one reused after a long input (sumBlock), of a block or less, on each
+// backend, are zeebo's hashes, whatever the
+// plan picks for the size (zeebo, lukechampine, the library), with zeebo's
+// compression of the block written into the output
+// (ffi.ZeeboBlockOutput), with it turned off (zeeboBlocks), and where
+// zeebo's Digest is not the layout known; Sum appends to what b holds,
+// with room after it or none.
+func TestDispatchBlock(t *testing.T) {
+	defer pinDispatch()()
+	saved, savedBlocks := planNow.Load(), zeeboBlocks
+	defer func() { planNow.Store(saved); zeeboBlocks = savedBlocks }()
+	in := vectorInput(blockLen + 1)
+	forEachBackend(t, func(t *testing.T) {
+		impls := []impl{implZeebo, implLuke}
+		if lib != nil {
+			impls = append(impls, implNative)
+		}
+		for _, im := range impls {
+			planNow.Store(planAll(im))
+			for way := range 3 {
+				zeeboBlocks = way != 1
+				restore := func() {}
+				if way == 2 {
+					restore = ffi.ForgetZeeboLayout()
+				}
+				// A new Hasher, and one that has hashed a long input
+				// before, and holds a buffer or zeebo's hasher.
+				used := New()
+				writeSplit(used, bytes.Repeat([]byte{0xa5}, 40<<10), 1<<10) // not in's bytes
+				used.Sum(nil)
+				if used.buf == nil && used.g == nil {
+					t.Fatal("a Hasher that hashed 40 KiB holds neither a buffer nor zeebo's hasher")
+				}
+				for n := 0; n <= len(in); n++ {
+					want := zeebo.Sum512(in[:n])
+					if got := Sum512(in[:n]); got != want {
+						t.Fatalf("%v, way %d, %d bytes: Sum512 %x, zeebo %x", im, way, n, got[:8], want[:8])
+					}
+					if got := Sum256(in[:n]); !bytes.Equal(got[:], want[:32]) {
+						t.Fatalf("%v, way %d, %d bytes: Sum256 %x, zeebo %x", im, way, n, got[:8], want[:8])
+					}
+					for i, h := range []*Hasher{New(), used} {
+						h.Reset()
+						_, _ = h.Write(in[:n])
+						for _, b := range [][]byte{nil, []byte("ab"), make([]byte, 2, 64)} {
+							got := h.Sum(b)
+							if len(got) != len(b)+32 || !bytes.Equal(got[:len(b)], b) || !bytes.Equal(got[len(b):], want[:32]) {
+								t.Fatalf("%v, way %d, %d bytes, Hasher %d: Sum(%q) %x, want %q then %x", im, way, n, i, b, got, b, want[:32])
+							}
+						}
+					}
+				}
+				restore()
+			}
+		}
+	})
+}
+
 // planAll is a plan that picks im at every size, but lukechampine above a
 // chunk, where no plan picks it (it is slow there): zeebo then.
 func planAll(im impl) *plan {

@@ -951,6 +951,12 @@ func (h *Hasher) Reset() {
 	h.live, h.nbuf, h.far, h.front, h.lastOK, h.summed, h.read = false, 0, false, 0, false, false, false
 	h.rlast, h.rwaste = 0, 0
 	h.sub = subState{}
+	if h.buf == nil && h.g == nil {
+		// What setLim sets then, without its tests: a reused Hasher's
+		// Reset, Write and Sum of 64 bytes (BenchmarkReuseSum).
+		h.lim, h.gw = 0, nil
+		return
+	}
 	h.setLim()
 }
 
@@ -1003,6 +1009,21 @@ func (h *Hasher) BlockSize() int { return 64 }
 // the Hasher to the provided buffer and returns it. It does not change the
 // Hasher's state.
 func (h *Hasher) Sum(b []byte) []byte {
+	if h.nbuf <= guts.BlockSize && h.mode == modeHash && h.buf == nil && h.g == nil && !h.live && h.front == 0 && !h.sub.on && (h.gen == nil || *h.gen == h.ngen) {
+		// A plain hash of a block or less gathered in h, on either path
+		// or before either, as the fast path below would hash it, but
+		// before the tests of the reads after it (reread and absorb, which
+		// a block or less never needs) and with the output written
+		// straight into b: a reused Hasher's Reset, Write and Sum of 64
+		// bytes (BenchmarkReuseSum, docs/zeebo-api.md).
+		return sumBlock(h.first[:h.nbuf], b)
+	}
+	return h.sum(b)
+}
+
+// sum is Sum but for its first case: apart, so that the frame of that
+// case is small (the others hold a tree of the library's on the stack).
+func (h *Hasher) sum(b []byte) []byte {
 	if h.path == pathUnset {
 		h.start() // a zero Hasher's first Write gathers without it
 	}
@@ -1061,6 +1082,22 @@ func (h *Hasher) Sum(b []byte) []byte {
 		}
 	}
 	return b
+}
+
+// sumBlock appends the hash of in, a block or less, to b: Sum256's, but
+// where the plan picks zeebo, with its output written into b rather than
+// returned and appended.
+func sumBlock(in, b []byte) []byte {
+	if implFor(len(in)) == implZeebo && zeeboBlocks {
+		n := len(b)
+		b = slices.Grow(b, 32)[:n+32]
+		if ffi.ZeeboBlockOutput(&guts.IV, 0, in, b[n:]) {
+			return b
+		}
+		b = b[:n]
+	}
+	s := Sum256(in)
+	return append(b, s[:]...)
 }
 
 // tailInGo reports whether the root of t's input and then tail is computed

@@ -266,6 +266,24 @@ func zeeboOutput(cv *[8]uint32, block *[16]uint32, blockLen, flags uint32, count
 	_, _ = d.Read(p)
 }
 
+// ZeeboBlockOutput fills p with the root output, from its first byte, of
+// in, a block or less, as the only block of an input, with key cv and mode
+// flags: zeebo's compression of one block, with the block's words written
+// into zeebo's Digest where it is, as zeebo's Sum puts its last block
+// (none of the copies of ZeeboOutput's node, or of Sum512's result). It
+// returns false, having written nothing, unless ZeeboDigestOK.
+func ZeeboBlockOutput(cv *[8]uint32, flags uint32, in, p []byte) bool {
+	if !zeeboDigestOK() {
+		return false
+	}
+	var d zeebo.Digest
+	v := digestView(&d)
+	BlockWords(&v.block, in)
+	v.chain, v.blen, v.flags = *cv, uint32(len(in)), flags|guts.FlagChunkStart|guts.FlagChunkEnd|guts.FlagRoot
+	_, _ = d.Read(p)
+	return true
+}
+
 // checkInput is the known input of n bytes and the key (as bytes and as
 // words) that the layout checks hash.
 func checkInput(n int) (in []byte, key [32]byte, kw [8]uint32) {

@@ -33,6 +33,47 @@ func TestZeeboDigestGuard(t *testing.T) {
 	if ZeeboOutput(new([8]uint32), new([16]uint32), 0, 0, 0, 0, p) || p[0] != 7 {
 		t.Error("ZeeboOutput without the layout check: output")
 	}
+	if ZeeboBlockOutput(new([8]uint32), 0, []byte{1}, p) || p[0] != 7 {
+		t.Error("ZeeboBlockOutput without the layout check: output")
+	}
+}
+
+// TestZeeboBlockOutput: ZeeboBlockOutput's output is the root output of
+// its block, as lukechampine's portable compression gives it, block after
+// block: at every length of the block, in each mode's flags, with the IV
+// and with another key, for reads that end within the first block, at its
+// end and past it; and it writes no byte past p.
+func TestZeeboBlockOutput(t *testing.T) {
+	in := make([]byte, guts.BlockSize)
+	for i := range in {
+		in[i] = byte(3*i + 1)
+	}
+	key := guts.IV
+	key[0] ^= 0x5a5a5a5a
+	for _, cv := range []*[8]uint32{&guts.IV, &key} {
+		for _, flags := range []uint32{0, guts.FlagKeyedHash, guts.FlagDeriveKeyMaterial} {
+			for n := 0; n <= len(in); n++ {
+				var words [64]byte
+				copy(words[:], in[:n])
+				node := guts.Node{CV: *cv, Block: guts.BytesToWords(words), BlockLen: uint32(n), Flags: guts.FlagChunkStart | guts.FlagChunkEnd | guts.FlagRoot | flags}
+				var want []byte
+				for i := range 3 {
+					node.Counter = uint64(i)
+					b := guts.WordsToBytes(guts.CompressNode(node))
+					want = append(want, b[:]...)
+				}
+				for _, k := range []int{0, 1, 32, 63, 64, 65, 3 * guts.BlockSize} {
+					p := bytes.Repeat([]byte{0xee}, k+1)
+					if !ZeeboBlockOutput(cv, flags, in[:n], p[:k]) {
+						t.Fatal("ZeeboBlockOutput: zeebo's Digest is not the layout known")
+					}
+					if !bytes.Equal(p[:k], want[:k]) || p[k] != 0xee {
+						t.Fatalf("key %x, flags %#x, %d bytes, a read of %d: %x, want %x and one byte untouched", cv[0], flags, n, k, p, want[:k])
+					}
+				}
+			}
+		}
+	}
 }
 
 // TestZeeboGuard: where the layout check fails, the mirror refuses to read
