@@ -328,7 +328,7 @@ func BenchmarkNewSum(b *testing.B) {
 // BenchmarkReuseSum hashes one input again and again through one Hasher
 // of each implementation (Reset, Write, Sum), as a caller that keeps its
 // hasher does: the Hasher's own layers around the one-shot, with nothing
-// allocated (docs/zeebo-api.md, "A reused Hasher").
+// allocated (docs/zeebo-api.md: "Mended", and "A reused Hasher, small input").
 func BenchmarkReuseSum(b *testing.B) {
 	waitPlan()
 	data := vectorInput(8 << 10)
@@ -627,6 +627,48 @@ func BenchmarkDigestOnce(b *testing.B) {
 		}, noSetup},
 	}
 	for _, n := range []int{64, chunkLen, 2 * chunkLen, firstLen} {
+		for _, im := range impls {
+			b.Run("size="+sizeName(n)+"/impl="+im.name, func(b *testing.B) {
+				defer im.setup()()
+				b.ReportAllocs()
+				for b.Loop() {
+					im.fn(data[:n])
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkDigestSeek is BenchmarkDigestOnce with a Seek to byte 1,000 of
+// the output before the read of 32 bytes, which crosses the edge of two
+// blocks: a key drawn from the middle of an output.
+func BenchmarkDigestSeek(b *testing.B) {
+	waitPlan()
+	data := vectorInput(8 << 10)
+	out := make([]byte, 32)
+	ours := func(in []byte) {
+		h := New()
+		_, _ = h.Write(in)
+		d := h.Digest()
+		_, _ = d.Seek(1000, io.SeekStart)
+		_, _ = d.Read(out)
+	}
+	impls := []struct {
+		name  string
+		fn    func(in []byte)
+		setup func() func()
+	}{
+		{"auto", ours, noSetup},
+		{"go", ours, goForced},
+		{"zeebo", func(in []byte) {
+			h := zeebo.New()
+			_, _ = h.Write(in)
+			d := h.Digest()
+			_, _ = d.Seek(1000, io.SeekStart)
+			_, _ = d.Read(out)
+		}, noSetup},
+	}
+	for _, n := range []int{64, chunkLen, 8 << 10} {
 		for _, im := range impls {
 			b.Run("size="+sizeName(n)+"/impl="+im.name, func(b *testing.B) {
 				defer im.setup()()

@@ -1011,7 +1011,7 @@ func (h *Hasher) BlockSize() int { return 64 }
 func (h *Hasher) Sum(b []byte) []byte {
 	if h.nbuf <= guts.BlockSize && h.mode == modeHash && h.buf == nil && h.g == nil && !h.live && h.front == 0 && !h.sub.on && (h.gen == nil || *h.gen == h.ngen) {
 		// A plain hash of a block or less gathered in h, on either path
-		// or before either, as the fast path below would hash it, but
+		// or before either, as sum's first case would hash it, but
 		// before the tests of the reads after it (reread and absorb, which
 		// a block or less never needs) and with the output written
 		// straight into b: a reused Hasher's Reset, Write and Sum of 64
