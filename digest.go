@@ -206,6 +206,10 @@ func (d *Digest) Read(p []byte) (n int, err error) {
 		d.pos += k
 		return len(p), nil
 	}
+	if off := d.pos % guts.BlockSize; !d.obOK && off+k > guts.BlockSize && d.refills < aheadAfter {
+		d.fetchTwo(p)
+		return len(p), nil
+	}
 	// Small reads from the block at hand, each block fetched once. The
 	// position moves once the read is whole: a fetch that panics (and is
 	// recovered) leaves it where the read started, with no block at hand.
@@ -221,6 +225,28 @@ func (d *Digest) Read(p []byte) (n int, err error) {
 	}
 	d.pos = pos
 	return n, nil
+}
+
+// fetchTwo is Read's case of a read of less than a block that runs past the
+// end of the block it starts in, where no block is at hand and d fetches
+// blocks alone (not from a run ahead): the two blocks in one fetch, the
+// second kept at hand, as the small reads' loop would keep it. Fetched
+// apart, through two passes of the layers below, a Seek into the output
+// and a read of 32 bytes across an edge took 1.1 to 1.2 times zeebo's
+// time, and on the native path, where the first fetch of a block but the
+// first hashes an input of up to a chunk again in the library
+// (srcShort), about twice (BenchmarkDigestSeek, docs/stream.md).
+//
+//go:noinline
+func (d *Digest) fetchTwo(p []byte) {
+	var two [2 * guts.BlockSize]byte
+	off := d.pos % guts.BlockSize
+	d.fetch(d.pos-off, two[:])
+	copy(p, two[off:])
+	copy(d.ob[:], two[guts.BlockSize:])
+	d.refills = min(d.refills+2, aheadAfter)
+	d.pos += uint64(len(p))
+	d.obOK = true // the read, of less than a block, ends within the second
 }
 
 // nextBlock makes the block at hand the one at at: fetched alone, or,
@@ -396,8 +422,15 @@ func outputInGo(haveLib bool, goos, goarch string, avx2 bool, simd string) bool 
 // it gets the cheaper of the two where the first read is what it costs:
 // the node (srcNode), where the plan hashes an input that long in Go (with
 // zeebo's assembly, in any mode, or lukechampine's one-chunk code, as a
-// one-shot hash of it would), and the copy where it hashes it in the
-// library (srcShort). Where zeebo's layout is not known, the plan's zeebo
+// one-shot hash of it would), or in the library while zeebo's compression
+// is assembly on this CPU (zeeboAsm), and the copy where the plan hashes
+// it in the library and zeebo's compression is portable Go (srcShort).
+// The copy, its allocation and a crossing cost more than the library's
+// faster compression of one chunk saved: a Digest of 1 KiB read once took
+// 1.2 times zeebo's time through the copy and 1.05 to 1.1 times from
+// zeebo's node, on a host where the library's one-shot of 1 KiB took 0.85
+// of zeebo's (BenchmarkDigestOnce, BenchmarkDigestNew; docs/stream.md).
+// Where zeebo's layout is not known, the plan's zeebo
 // is lukechampine's code for plain hashing, and the library in the keyed
 // modes, as before zeeboInputRoot took those: that copy made a keyed
 // Digest of 1 KiB read once take 1.2 times zeebo's time, and
@@ -414,13 +447,13 @@ func (d *Digest) setShort(mode uint32, key *[32]byte, in []byte) {
 		return
 	}
 	im := implFor(len(in))
-	if im == implZeebo {
+	if im == implZeebo || im == implNative && zeeboAsm {
 		if node, ok := zeeboInputRoot(kw, flags, in); ok {
 			d.src = srcNode
 			d.root.set(&node)
 			return
 		}
-		if mode == modeHash {
+		if im == implZeebo && mode == modeHash {
 			im = implLuke
 		}
 	}

@@ -471,37 +471,61 @@ func TestDigestFirstRead(t *testing.T) {
 	})
 }
 
-// TestDigestShortSource: on the native path, where the plan picks zeebo, a
+// TestDigestShortSource: on the native path, where the plan picks zeebo,
+// or the library while zeebo's compression is assembly (zeeboAsm), a
 // Digest of a short input, a block and more, has its root node from
-// zeebo's hasher in every mode; where zeebo's layout is not known, from
-// lukechampine's code in plain hashing and a copy for the library in the
-// keyed modes (setShort); and its output is zeebo's in each case.
+// zeebo's hasher in every mode; where the plan picks the library and
+// zeebo's compression is not assembly, a copy of the input for the
+// library (srcShort); where zeebo's layout is not known, from
+// lukechampine's code in plain hashing where the plan picks zeebo, and
+// else a copy for the library (setShort). Its output is zeebo's in each
+// case, each way of computing output (outputs): from its start, and from
+// a Seek to a position in a block, read across the block's end (fetchTwo)
+// and on in small pieces.
 func TestDigestShortSource(t *testing.T) {
 	if lib == nil {
 		t.Skip("no native library: setShort is the native path's")
 	}
 	waitPlan()
 	defer pinDispatch()()
-	planNow.Store(planAll(implZeebo))
+	savedAsm := zeeboAsm
+	defer func() { zeeboAsm = savedAsm }()
 	in := vectorInput(300)
 	check := func(layout bool) {
-		for _, m := range marshalModes {
-			h, z := m.new(), m.ref()
-			_, _ = h.Write(in)
-			_, _ = z.Write(in)
-			want := make([]byte, 100)
-			_, _ = z.Digest().Read(want)
-			d := h.Digest()
-			src := srcNode
-			if !layout && m.name != "hash" {
-				src = srcShort
-			}
-			if d.src != src {
-				t.Errorf("%s, layout known %v: source %d, want %d", m.name, layout, d.src, src)
-			}
-			got := make([]byte, len(want))
-			if _, err := d.Read(got); err != nil || !bytes.Equal(got, want) {
-				t.Errorf("%s, layout known %v: %x, %v; want zeebo's %x", m.name, layout, got[:8], err, want[:8])
+		for i, im := range []impl{implZeebo, implNative, implNative, implNative} {
+			defer setOutput(i)() // each way of computing output from the node or the input
+			planNow.Store(planAll(im))
+			for _, asm := range []bool{true, false} {
+				zeeboAsm = asm
+				for _, m := range marshalModes {
+					h, z := m.new(), m.ref()
+					_, _ = h.Write(in)
+					_, _ = z.Write(in)
+					want := make([]byte, 1100)
+					_, _ = z.Digest().Read(want)
+					d := h.Digest()
+					src := srcNode
+					switch {
+					case im == implNative && !asm,
+						!layout && (im == implNative || m.name != "hash"):
+						src = srcShort
+					}
+					if d.src != src {
+						t.Errorf("%s, plan %v, zeebo's assembly %v, layout known %v: source %d, want %d", m.name, im, asm, layout, d.src, src)
+					}
+					got := make([]byte, 100)
+					if _, err := d.Read(got); err != nil || !bytes.Equal(got, want[:100]) {
+						t.Errorf("%s, plan %v, zeebo's assembly %v, layout known %v: %x, %v; want zeebo's %x", m.name, im, asm, layout, got[:8], err, want[:8])
+					}
+					d = h.Digest()
+					_, _ = d.Seek(1000, io.SeekStart)
+					for _, k := range []int{32, 7, 1, 60} {
+						at, _ := d.Seek(0, io.SeekCurrent)
+						if _, err := d.Read(got[:k]); err != nil || !bytes.Equal(got[:k], want[at:at+int64(k)]) {
+							t.Errorf("%s, plan %v, zeebo's assembly %v, layout known %v: %d bytes at %d: %x, %v; want zeebo's %x", m.name, im, asm, layout, k, at, got[:k], err, want[at:at+int64(k)])
+						}
+					}
+				}
 			}
 		}
 	}

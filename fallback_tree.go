@@ -242,6 +242,10 @@ const xofRun = guts.MaxSIMD * guts.BlockSize
 // compresses its blocks one at a time.
 var xofRuns = runtime.GOARCH == "amd64" && cpu.X86.HasAVX2
 
+// zeeboAsm reports whether zeebo's one-block compression is assembly on
+// this CPU (SSE4.1 on amd64), as defaultPlan decides it.
+var zeeboAsm = runtime.GOARCH == "amd64" && cpu.X86.HasSSE41
+
 // zeeboBlocks reports whether goXOF may compute single blocks with zeebo's
 // compression (ffi.ZeeboOutput, where the layout of zeebo's Digest is the
 // one known), rather than with lukechampine's portable code (outputBlock);
