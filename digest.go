@@ -206,7 +206,7 @@ func (d *Digest) Read(p []byte) (n int, err error) {
 		d.pos += k
 		return len(p), nil
 	}
-	if off := d.pos % guts.BlockSize; !d.obOK && off+k > guts.BlockSize && d.refills < aheadAfter {
+	if off := d.pos % guts.BlockSize; !d.obOK && k < guts.BlockSize && off+k > guts.BlockSize && d.refills < aheadAfter {
 		d.fetchTwo(p)
 		return len(p), nil
 	}
@@ -447,7 +447,7 @@ func (d *Digest) setShort(mode uint32, key *[32]byte, in []byte) {
 		return
 	}
 	im := implFor(len(in))
-	if im == implZeebo || im == implNative && zeeboAsm {
+	if im == implZeebo || im == implNative && zeeboAsm && ffi.ZeeboDigestOK() {
 		if node, ok := zeeboInputRoot(kw, flags, in); ok {
 			d.src = srcNode
 			d.root.set(&node)

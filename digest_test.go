@@ -955,6 +955,54 @@ func TestDigestReadAfterPanic(t *testing.T) {
 	if _, err := d2.Read(got); err != nil || !bytes.Equal(got, want[60:68]) {
 		t.Fatalf("read at 60 after a recovered panic: %x, %v; want %x", got, err, want[60:68])
 	}
+
+	// The same with no block at hand, where both blocks come in one fetch
+	// (fetchTwo), from the library (output=library): the position stays,
+	// and no block is at hand.
+	defer setOutput(0)()
+	var d3 Digest
+	d3.setShort(modeHash, new([32]byte), in[:10])
+	_, _ = d3.Seek(60, io.SeekStart)
+	d3.root.blockLen = 99
+	panicsWith(t, "a read across a block's end, in one fetch, from a node the library refuses", refused, func() { _, _ = d3.Read(got) })
+	if d3.pos != 60 || d3.obOK {
+		t.Fatalf("position %d, block at hand %v after a read at 60 that panicked; want 60, none", d3.pos, d3.obOK)
+	}
+	d3.root.blockLen = 10
+	if _, err := d3.Read(got); err != nil || !bytes.Equal(got, want[60:68]) {
+		t.Fatalf("read at 60 after a recovered panic: %x, %v; want %x", got, err, want[60:68])
+	}
+}
+
+// TestDigestFetchTwo: a read of less than a block across a block's end,
+// with no block at hand, keeps the second block at hand and counts two
+// blocks fetched (fetchTwo), from each source a Digest of a Hasher has;
+// a read across an end with the first block at hand fetches only the
+// second.
+func TestDigestFetchTwo(t *testing.T) {
+	in := vectorInput(3000)
+	forEachBackend(t, func(t *testing.T) {
+		for _, n := range []int{10, 300, 3000} {
+			h, z := New(), zeebo.New()
+			_, _ = h.Write(in[:n])
+			_, _ = z.Write(in[:n])
+			want := make([]byte, 1200)
+			_, _ = z.Digest().Read(want)
+			d := h.Digest()
+			_, _ = d.Seek(1000, io.SeekStart)
+			got := make([]byte, 32)
+			if _, err := d.Read(got); err != nil || !bytes.Equal(got, want[1000:1032]) {
+				t.Fatalf("%d bytes: read of 32 at 1000: %x, %v; want %x", n, got, err, want[1000:1032])
+			}
+			if !d.obOK || !bytes.Equal(d.ob[:], want[1024:1088]) || d.refills != 2 {
+				t.Fatalf("%d bytes, source %d: after a read across an edge, block at hand %v (%x), %d fetched; want the second (%x), 2", n, d.src, d.obOK, d.ob[:8], d.refills, want[1024:1032])
+			}
+			_, _ = d.Read(got[:30]) // to 1062, from the block at hand
+			if _, err := d.Read(got); err != nil || !bytes.Equal(got, want[1062:1094]) || d.refills != 3 {
+				t.Fatalf("%d bytes: read of 32 at 1062: %x, %v, %d fetched; want %x, 3", n, got, err, d.refills, want[1062:1094])
+			}
+		}
+	})
 }
 
 // TestDigestGoPathReused: on the Go path, a Hasher that has hashed more

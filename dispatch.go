@@ -10,8 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/sys/cpu"
-
 	"github.com/purego-blake3/blake3/internal/ffi"
 	zeebo "github.com/zeebo/blake3"
 	"lukechampine.com/blake3/guts"
@@ -105,7 +103,7 @@ func implFor(n int) impl {
 // and starts measuring a better one: a snapshot now, in the background,
 // and more later (planRechecks).
 func startDispatch(l *ffi.Symbols) {
-	p := defaultPlan(l != nil, runtime.GOARCH, cpu.X86.HasSSE41)
+	p := defaultPlan(l != nil, runtime.GOARCH, zeeboAsm)
 	planNow.Store(&p)
 	planDone = make(chan struct{})
 	d := &dispatchRun{l: l, def: p, cur: &p, treeClock: treeClock, rechecks: planRechecks}
@@ -235,7 +233,7 @@ func (b *dispatchTimes) keepLeast(t *dispatchTimes) {
 // defaultPlan is the plan from capabilities alone: the library (when
 // loaded) on arm64, where neither Go package has assembly, and from two
 // chunks up everywhere; zeebo up to a chunk on amd64 with SSE4.1 (its
-// one-block assembly), and on the Go path above a chunk; lukechampine up
+// one-block assembly, as zeeboAsm has it), and on the Go path above a chunk; lukechampine up
 // to a chunk elsewhere on the Go path.
 func defaultPlan(haveLib bool, goarch string, sse41 bool) plan {
 	var p plan

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"reflect"
 	"runtime"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -84,6 +86,40 @@ func TestDispatchDefaultPlan(t *testing.T) {
 			if got := p[planClass(n)]; got != want {
 				t.Errorf("%s (library %v, %s, SSE4.1 %v): %d bytes go to %v, want %v", c.reason, c.lib, c.arch, c.sse41, n, got, want)
 			}
+		}
+	}
+}
+
+// TestZeeboAsm: zeeboAsm is zeebo's own test of its assembly: the CPU's
+// SSE4.1 on amd64, off with BLAKE3_PUREGO or BLAKE3_DISABLE_SSE41 set (in
+// a child process, which reads them at init) and with the purego tag.
+func TestZeeboAsm(t *testing.T) {
+	const child = "BLAKE3_TEST_ZEEBO_ASM_CHILD"
+	if os.Getenv(child) != "" {
+		fmt.Printf("zeeboAsm=%v\n", zeeboAsm)
+		return
+	}
+	cpuHas := runtime.GOARCH == "amd64" && cpu.X86.HasSSE41 && !zeeboPurego
+	for _, c := range []struct {
+		env  string
+		want bool
+	}{{"", cpuHas}, {"BLAKE3_PUREGO=1", false}, {"BLAKE3_DISABLE_SSE41=1", false}, {"BLAKE3_DISABLE_AVX2=1", cpuHas}} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestZeeboAsm$", "-test.count=1", "-test.v")
+		for _, kv := range os.Environ() {
+			if !strings.HasPrefix(kv, "BLAKE3_PUREGO=") && !strings.HasPrefix(kv, "BLAKE3_DISABLE_") {
+				cmd.Env = append(cmd.Env, kv)
+			}
+		}
+		cmd.Env = append(cmd.Env, child+"=1")
+		if c.env != "" {
+			cmd.Env = append(cmd.Env, c.env)
+		}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("child with %q: %v\n%s", c.env, err, out)
+		}
+		if want := fmt.Sprintf("zeeboAsm=%v\n", c.want); !strings.Contains(string(out), want) {
+			t.Errorf("child with %q: %s; want %s", c.env, out, want)
 		}
 	}
 }

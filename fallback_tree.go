@@ -6,6 +6,7 @@ package blake3
 import (
 	"encoding/binary"
 	"math/bits"
+	"os"
 	"runtime"
 
 	"github.com/purego-blake3/blake3/internal/ffi"
@@ -242,9 +243,12 @@ const xofRun = guts.MaxSIMD * guts.BlockSize
 // compresses its blocks one at a time.
 var xofRuns = runtime.GOARCH == "amd64" && cpu.X86.HasAVX2
 
-// zeeboAsm reports whether zeebo's one-block compression is assembly on
-// this CPU (SSE4.1 on amd64), as defaultPlan decides it.
-var zeeboAsm = runtime.GOARCH == "amd64" && cpu.X86.HasSSE41
+// zeeboAsm reports whether zeebo's one-block compression is assembly here,
+// by zeebo's own test (its internal/consts): SSE4.1 on amd64, but neither
+// with BLAKE3_DISABLE_SSE41 or BLAKE3_PUREGO set nor in a build with the
+// purego tag. defaultPlan and setShort read it.
+var zeeboAsm = runtime.GOARCH == "amd64" && cpu.X86.HasSSE41 && !zeeboPurego &&
+	os.Getenv("BLAKE3_DISABLE_SSE41") == "" && os.Getenv("BLAKE3_PUREGO") == ""
 
 // zeeboBlocks reports whether goXOF may compute single blocks with zeebo's
 // compression (ffi.ZeeboOutput, where the layout of zeebo's Digest is the

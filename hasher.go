@@ -1194,9 +1194,7 @@ func (h *Hasher) digestGathered(d *Digest) bool {
 // what the reads since Reset hashed again (each all that is gathered, what
 // the read before it hashed included) reaches rereadMove.
 func (h *Hasher) reread() bool {
-	if h.rlast > 0 {
-		h.rwaste += h.rlast
-	}
+	h.rwaste += h.rlast
 	h.rlast = h.nbuf
 	return h.rwaste >= rereadMove
 }
