@@ -233,8 +233,8 @@ func (b *dispatchTimes) keepLeast(t *dispatchTimes) {
 // defaultPlan is the plan from capabilities alone: the library (when
 // loaded) on arm64, where neither Go package has assembly, and from two
 // chunks up everywhere; zeebo up to a chunk on amd64 with SSE4.1 (its
-// one-block assembly, as zeeboAsm has it), and on the Go path above a chunk; lukechampine up
-// to a chunk elsewhere on the Go path.
+// one-block assembly, as zeeboAsm has it), and on the Go path above a
+// chunk; lukechampine up to a chunk elsewhere on the Go path.
 func defaultPlan(haveLib bool, goarch string, sse41 bool) plan {
 	var p plan
 	for c := range p {
