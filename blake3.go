@@ -25,6 +25,10 @@
 //	BLAKE3_LIBRARY=/abs/path/to/libblake3_purego.so  load this file instead
 //	                        of the embedded library (absolute paths only)
 //
+// github.com/zeebo/blake3's own BLAKE3_PUREGO and BLAKE3_DISABLE_SSE41 (and
+// the purego build tag), which turn its assembly off, are read too: where
+// its compression is portable Go, the package does not count on it.
+//
 // Loading a library runs its constructors before any check can look at it:
 // BLAKE3_LIBRARY must name a file trusted as much as the program (the
 // README's security notes say what the package checks, and when).
