@@ -163,7 +163,9 @@ func TestGoFrontLarge(t *testing.T) {
 
 // TestGoPathWrittenSpilled: SetInputOffset refuses a Go-path Hasher whose
 // input is in zeebo's hasher (a second write past the first's last chunk),
-// and takes one Reset since, which keeps that hasher, empty (written).
+// and takes one Reset since, which keeps that hasher, empty (written); that
+// Hasher then hashes its subtree as a new one given the offset does, not
+// through zeebo's hasher.
 func TestGoPathWrittenSpilled(t *testing.T) {
 	in := vectorInput(40 << 10)
 	key := []byte(vectorKey)
@@ -184,6 +186,17 @@ func TestGoPathWrittenSpilled(t *testing.T) {
 			}
 			if err := h.SetInputOffset(1 << 20); err != nil {
 				t.Errorf("%s: SetInputOffset after a Reset: %v", m, err)
+			}
+			// It hashes a subtree, as a new Hasher given the offset does:
+			// not through zeebo's hasher, which Write must no longer take.
+			s := newModeHasher(t, m, key, vectorContext)
+			_ = s.SetInputOffset(1 << 20)
+			_, _ = h.Write(in[:3000])
+			_, _ = s.Write(in[:3000])
+			got, err := h.FinalizeNonRoot()
+			want, wantErr := s.FinalizeNonRoot()
+			if err != nil || wantErr != nil || got != want {
+				t.Errorf("%s: the subtree after a Reset and SetInputOffset: %+v, %v; a new Hasher's %+v, %v", m, got, err, want, wantErr)
 			}
 		}
 	})
