@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 
+	"github.com/klauspost/cpuid/v2"
 	"github.com/purego-blake3/blake3/internal/ffi"
 	"golang.org/x/sys/cpu"
 	"lukechampine.com/blake3/guts"
@@ -244,10 +245,12 @@ const xofRun = guts.MaxSIMD * guts.BlockSize
 var xofRuns = runtime.GOARCH == "amd64" && cpu.X86.HasAVX2
 
 // zeeboAsm reports whether zeebo's one-block compression is assembly here,
-// by zeebo's own test (its internal/consts): SSE4.1 on amd64, but neither
+// by zeebo's own test (its internal/consts): SSE4.1 on amd64 as
+// klauspost/cpuid reports it (no feature under its noasm tag; GODEBUG's
+// cpu options are x/sys/cpu's, which zeebo does not read), but neither
 // with BLAKE3_DISABLE_SSE41 or BLAKE3_PUREGO set nor in a build with the
 // purego tag. defaultPlan and setShort read it.
-var zeeboAsm = runtime.GOARCH == "amd64" && cpu.X86.HasSSE41 && !zeeboPurego &&
+var zeeboAsm = runtime.GOARCH == "amd64" && cpuid.CPU.Has(cpuid.SSE4) && !zeeboPurego &&
 	os.Getenv("BLAKE3_DISABLE_SSE41") == "" && os.Getenv("BLAKE3_PUREGO") == ""
 
 // zeeboBlocks reports whether goXOF may compute single blocks with zeebo's
