@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"slices"
 	"testing"
 
 	"github.com/purego-blake3/blake3/internal/ffi"
@@ -605,70 +606,52 @@ func BenchmarkDigestNew(b *testing.B) {
 // which takes Digests of one Hasher written once, leaves out (zeebo hashes
 // the chunks before the last at Write, outside that benchmark's loop).
 func BenchmarkDigestOnce(b *testing.B) {
-	waitPlan()
-	data := vectorInput(firstLen)
 	out := make([]byte, 32)
-	ours := func(in []byte) {
+	benchNewDigest(b, []int{64, chunkLen, 2 * chunkLen, firstLen}, func(in []byte) {
 		h := New()
 		_, _ = h.Write(in)
 		_, _ = h.Digest().Read(out)
-	}
-	impls := []struct {
-		name  string
-		fn    func(in []byte)
-		setup func() func()
-	}{
-		{"auto", ours, noSetup},
-		{"go", ours, goForced},
-		{"zeebo", func(in []byte) {
-			h := zeebo.New()
-			_, _ = h.Write(in)
-			_, _ = h.Digest().Read(out)
-		}, noSetup},
-	}
-	for _, n := range []int{64, chunkLen, 2 * chunkLen, firstLen} {
-		for _, im := range impls {
-			b.Run("size="+sizeName(n)+"/impl="+im.name, func(b *testing.B) {
-				defer im.setup()()
-				b.ReportAllocs()
-				for b.Loop() {
-					im.fn(data[:n])
-				}
-			})
-		}
-	}
+	}, func(in []byte) {
+		h := zeebo.New()
+		_, _ = h.Write(in)
+		_, _ = h.Digest().Read(out)
+	})
 }
 
 // BenchmarkDigestSeek is BenchmarkDigestOnce with a Seek to byte 1,000 of
 // the output before the read of 32 bytes, which crosses the edge of two
 // blocks: a key drawn from the middle of an output.
 func BenchmarkDigestSeek(b *testing.B) {
-	waitPlan()
-	data := vectorInput(8 << 10)
 	out := make([]byte, 32)
-	ours := func(in []byte) {
+	benchNewDigest(b, []int{64, chunkLen, 8 << 10}, func(in []byte) {
 		h := New()
 		_, _ = h.Write(in)
 		d := h.Digest()
 		_, _ = d.Seek(1000, io.SeekStart)
 		_, _ = d.Read(out)
-	}
+	}, func(in []byte) {
+		h := zeebo.New()
+		_, _ = h.Write(in)
+		d := h.Digest()
+		_, _ = d.Seek(1000, io.SeekStart)
+		_, _ = d.Read(out)
+	})
+}
+
+// benchNewDigest runs ours (on the native path where it is loaded, and on
+// the Go path) and zeebo's, each hashing an input of each size through a
+// new Hasher and reading its Digest. Each is a function of its own, not
+// one reading a Digest through an interface, which would move the Digest
+// to the heap.
+func benchNewDigest(b *testing.B, sizes []int, ours, zeebos func(in []byte)) {
+	waitPlan()
+	data := vectorInput(slices.Max(sizes))
 	impls := []struct {
 		name  string
 		fn    func(in []byte)
 		setup func() func()
-	}{
-		{"auto", ours, noSetup},
-		{"go", ours, goForced},
-		{"zeebo", func(in []byte) {
-			h := zeebo.New()
-			_, _ = h.Write(in)
-			d := h.Digest()
-			_, _ = d.Seek(1000, io.SeekStart)
-			_, _ = d.Read(out)
-		}, noSetup},
-	}
-	for _, n := range []int{64, chunkLen, 8 << 10} {
+	}{{"auto", ours, noSetup}, {"go", ours, goForced}, {"zeebo", zeebos, noSetup}}
+	for _, n := range sizes {
 		for _, im := range impls {
 			b.Run("size="+sizeName(n)+"/impl="+im.name, func(b *testing.B) {
 				defer im.setup()()
