@@ -588,17 +588,26 @@ func TestReread(t *testing.T) {
 			return h.buf != nil
 		}
 		// spills reports whether a read (use) of n bytes after reads that
-		// hashed waste bytes again spills, on this path: not where a keyed
-		// Go-path Hasher past a chunk hashed the chunks before its last at
-		// its write (goFront, whose root it keeps); at once for a Go-path
-		// Digest of more than a chunk where zeebo's layout is not known
-		// (no pooled root).
+		// hashed waste bytes again spills, on this path, from h's state
+		// before it: on the Go path, where zeebo's layout is known, a read
+		// within the chunk after the chunks a fold (or goFront) hashed, a
+		// quarter of a chunk or less after the read before, where the plan
+		// hashes it with zeebo (readGo); no other read after them, nor one
+		// of more than a chunk, which folds; at once for a Go-path Digest
+		// of more than a chunk where zeebo's layout is not known (no pooled
+		// root).
 		spills := func(h *Hasher, layout bool, use string, n, waste int) bool {
+			// The native path folds at a read after a write of less than a
+			// chunk since the read before (readNative).
+			folds := goPath && layout || !goPath && ffi.ArgsStay && h.rlast != 0 && h.nbuf > h.rlast && h.nbuf-h.rlast < chunkLen
 			switch {
 			case h.front != 0:
-				return false
+				return folds && goPath && h.nbuf <= chunkLen && h.nbuf != h.gnbuf && h.nbuf-h.gnbuf < chunkLen/4 &&
+					implFor(h.nbuf) == implZeebo && int(h.front)*chunkLen+h.nbuf <= firstLen
 			case goPath && !layout && use == "Digest" && n > chunkLen:
 				return true
+			case folds && n > chunkLen:
+				return false
 			}
 			return waste >= rereadMove && (goPath || absorbLen(0, n) > 0)
 		}
@@ -640,6 +649,12 @@ func TestReread(t *testing.T) {
 							for k := 1; ; k++ {
 								want := atWrite || spills(h, layout, use, n, waste)
 								read(h, z, fmt.Sprintf("read %d", k))
+								if !goPath && h.front != 0 {
+									// The native path folds at a read after a
+									// write since the read before, not again
+									// of the same input (readNative).
+									t.Fatalf("%s, %s, %d bytes, read %d: folded", use, m.name, n, k)
+								}
 								if spilled(h) != want {
 									t.Fatalf("%s, %s, %d bytes, zero Hasher %v, layout known %v, read %d: spilled %v; want %v", use, m.name, n, zero, layout, k, spilled(h), want)
 								}

@@ -40,13 +40,19 @@ import (
 // tree holds the ones after them, so that a Sum after each piece of a
 // stream hashes again at most the last part of a chunk, where zeebo's
 // hashes its last chunk. The first 4 KiB, held in the Hasher itself, are
-// hashed whole at each read until the reads have hashed 8 KiB of them
-// again; then they move to the buffer (reread).
+// hashed whole at each read, in one crossing; a read that comes less than
+// a chunk after another hands the library the chunks before the last one
+// and keeps their chaining values in the Hasher (fold), and reads further
+// apart move what is gathered to the buffer once they have hashed 8 KiB of
+// it again (reread).
 // On the Go path, the first 4 KiB are gathered too (the first KiB in the
-// keyed modes), and hashed in one call at Sum, as Sum256 would, until the
-// reads have hashed 8 KiB of them again, when they move to zeebo's hasher
-// (reread); a first write past them is hashed at once, with hashers on the
-// stack, and only its last chunk and what a Sum needs are kept.
+// keyed modes), and hashed in one call at a single Sum, as Sum256 would;
+// from the second read on, a read of more than a chunk hashes the chunks
+// before the last one in a zeebo hasher from a pool and keeps their
+// chaining values (fold), as zeebo's reads do, so that the reads after it
+// hash the last chunk; a first write past them is hashed at once, with
+// hashers on the stack, and only its last chunk and what a Sum needs are
+// kept.
 type Hasher struct {
 	// What Write's two fast paths read and change, together at the front
 	// (in one or two cache lines). gen counts the changes to the heap
@@ -96,8 +102,10 @@ type Hasher struct {
 	// chunk, last may hold its chaining value (lastOK, handFrontLast).
 	// On the Go path, front and fcv hold the chunks before the last one of
 	// a first write that took the input past goGather (goFront), with the
-	// values of bits 4 and up in first (frontCV), and groot the root node
-	// of the input, while gnbuf is still nbuf.
+	// values of bits 4 and up in first (frontCV), or of what a read folded
+	// (fold), and groot the root node of the input, while gnbuf is still
+	// nbuf; what is gathered after them is the last chunk, or up to
+	// firstLen bytes of input in all, which the next read folds.
 	g      *zeebo.Hasher
 	live   bool
 	t      *ffi.Tree
@@ -286,8 +294,9 @@ func (h *Hasher) fits(n int) error {
 
 // write is Write's general case.
 func (h *Hasher) write(p []byte) (int, error) {
-	if h.buf == nil && h.g == nil && !h.sub.on && !h.far && h.nbuf+len(p) <= chunkLen {
-		// The first chunk, in the Hasher itself (either path).
+	if h.buf == nil && h.g == nil && !h.sub.on && !h.far && (h.nbuf+len(p) <= chunkLen || h.front != 0 && h.foldable(len(p))) {
+		// The first chunk, in the Hasher itself (either path), or after
+		// the chunks of front, up to what it holds (foldable).
 		h.share()
 		h.mine()
 		h.touch()
@@ -455,6 +464,9 @@ func (h *Hasher) lift() {
 	if h.front == 0 {
 		return
 	}
+	if h.nbuf > chunkLen {
+		h.foldNative() // what is gathered after front, up to the tree's smallest subtree
+	}
 	h.initTree(0)
 	h.frontInto(h.t)
 	h.front, h.lastOK, h.tchunks = 0, false, h.t.Chunks
@@ -486,10 +498,10 @@ func (h *Hasher) handsFront(n int, fresh bool) bool {
 
 // writeGo is write on the Go path: the first goGather bytes are gathered;
 // a first write past them is hashed at once (goFront), after which writes
-// within its last chunk are gathered; from
-// there on (or from the second read since Reset of more than a block
-// gathered: spillReread) the input goes to zeebo's hasher (or, for a
-// subtree hasher, to the Go-path tree).
+// within its last chunk are gathered (write's first case, which after a
+// fold gathers up to firstLen bytes of input in all: foldable); from there
+// on (or at a read that readGo picks) the input goes to zeebo's hasher (or,
+// for a subtree hasher, to the Go-path tree).
 func (h *Hasher) writeGo(p []byte) (int, error) {
 	switch {
 	case h.sub.t != nil:
@@ -1027,17 +1039,13 @@ func (h *Hasher) sum(b []byte) []byte {
 	if h.path == pathUnset {
 		h.start() // a zero Hasher's first Write gathers without it
 	}
-	if h.path == pathNative {
-		h.rereadNative()
-	}
+	h.readNative()
 	reread := false
 	if mu := h.hold(); mu != nil {
 		defer mu.Unlock()
 		reread = h.absorb()
 	}
-	if h.path == pathGo && h.g == nil {
-		h.spillReread()
-	}
+	h.readGo(true)
 	if h.mode == modeHash && h.front == 0 && !h.live && h.g == nil && !h.sub.on && (h.gen == nil || *h.gen == h.ngen) {
 		// A plain hash of input only gathered, on either path or before
 		// either (as the switch below would hash it): the one-shot hash,
@@ -1164,29 +1172,6 @@ func (h *Hasher) digestBlock(d *Digest) bool {
 	return true
 }
 
-// digestGathered is digest on the Go path for more than a chunk gathered
-// in h, before it has zeebo's hasher (g), at the first read since Reset
-// (spillReread): the root node from a pooled zeebo hasher that h does not
-// keep. It reports whether it set d. Allocating zeebo's hasher (10 KiB) at
-// the first Digest took a new Hasher's Write of 2 or 4 KiB and its Digest
-// read once 1.5 to 1.7 times zeebo's time (BenchmarkDigestOnce,
-// docs/stream.md). While front is not 0, h gathers within a chunk
-// (writeGo), so digest does not call it then; its test of front keeps the
-// front's chunks from being left out regardless.
-func (h *Hasher) digestGathered(d *Digest) bool {
-	if !zeeboRoots || h.front != 0 {
-		return false
-	}
-	key, flags := h.goModeKey()
-	n, ok := zeeboInputRoot(&key, flags, h.pending())
-	if !ok {
-		return false
-	}
-	d.src = srcNode
-	d.root.set(&n)
-	return true
-}
-
 // reread counts a read (Sum, Digest) that hashes all of the more than a
 // block that h has gathered in itself, and reports whether h is to move it
 // to its state on the heap (spillReread, rereadNative), from where the
@@ -1213,7 +1198,8 @@ const rereadMove = 2 * firstLen
 
 // rereadNative is spillReread on the native path, for a Hasher that holds
 // all its input in itself (first), none of it in the library's tree nor
-// on the heap: it counts the read (reread), and at a read after the one
+// on the heap, at a read that does not fold it (readNative): it counts
+// the read (reread), and at a read after the one
 // that reread picks, where absorb has whole chunks to hand over
 // (absorbLen), moves what is gathered to the buffer on the heap (grow),
 // where that read's absorb hands them to the tree (hold), as at a second
@@ -1233,8 +1219,9 @@ func (h *Hasher) rereadNative() {
 }
 
 // spillReread gives a Go-path Hasher that has gathered more than a block,
-// and has no zeebo hasher yet, zeebo's hasher (spillGo) at the read (Sum
-// or Digest) that reread picks, for that read and those after it: from
+// and has no zeebo hasher yet, where it does not fold it (readGo: a chunk
+// or less, or zeebo's layout not known), zeebo's hasher (spillGo) at the
+// read (Sum or Digest) that reread picks, for that read and those after it: from
 // there, a read hashes the last chunk and what writes added, as zeebo's
 // do, where each would hash all that is gathered again. A single read
 // hashes it in one call and allocates nothing. A Sum after each 64-byte
@@ -1256,22 +1243,15 @@ func (h *Hasher) digest(d *Digest) {
 		return
 	}
 	h.start()
-	if h.path == pathNative {
-		h.rereadNative()
-	}
+	h.readNative()
 	reread := false
 	if mu := h.hold(); mu != nil {
 		defer mu.Unlock()
 		reread = h.absorb()
 	}
-	if h.path == pathGo && h.g == nil {
-		h.spillReread()
-	}
+	h.readGo(false)
 	if h.path == pathGo && h.g == nil && h.nbuf > chunkLen {
-		if h.digestGathered(d) {
-			return
-		}
-		h.spillGo() // the root of more than a chunk, from zeebo's hasher
+		h.spillGo() // not folded (readGo): the root of more than a chunk, from zeebo's hasher
 	}
 	if h.path == pathGo && h.g != nil {
 		// From its root node, for goXOF's runs and the plan's compression

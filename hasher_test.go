@@ -314,13 +314,16 @@ func hexString(b []byte) string { return fmt.Sprintf("%x", b) }
 // nothing gathered, is handed over but for its last 1 to firstLen bytes,
 // in whole groups of firstLen, or, where the Hasher has no tree on the heap
 // and may keep one in itself (Linux), but for its last chunk, whole or not.
-// Sum and Digest hand nothing over.
+// Sum and Digest hand nothing over, but a read after another folds more
+// than a chunk gathered in first into the Hasher's front (fold), after
+// which writes gather up to what first holds, and a write past it hands
+// over what is gathered but its last chunk before the rest.
 func TestBadInputBatching(t *testing.T) {
 	if !nativeActive(t) {
 		t.Skip("native backend not active")
 	}
 	var handed, buffered int
-	var heap, treeless bool
+	var heap, treeless, folded bool
 	keep := func(n int, fresh bool) {
 		if fresh && !heap && buffered == 0 && n > firstLen {
 			k := (n - 1) / firstLen * firstLen
@@ -333,6 +336,20 @@ func TestBadInputBatching(t *testing.T) {
 		heap = heap || buffered > firstLen
 	}
 	model := func(n int) {
+		if folded {
+			// After a read's fold, with nothing on the heap: gathered up
+			// to what first holds, else lift hands over what is gathered
+			// past a chunk (fold) before the tree takes the front.
+			if handed+buffered+n <= firstLen {
+				buffered += n
+				return
+			}
+			if buffered > chunkLen {
+				k := (buffered - 1) / chunkLen * chunkLen
+				handed, buffered = handed+k, buffered-k
+			}
+			folded = false
+		}
 		fresh := handed == 0
 		for {
 			room := bufSize
@@ -369,6 +386,7 @@ func TestBadInputBatching(t *testing.T) {
 		} else {
 			h, heap = New(), false
 		}
+		folded = false
 		total, all := 0, []byte(nil)
 		handed, buffered = 0, 0
 		for i := range 12 {
@@ -410,7 +428,16 @@ func TestBadInputBatching(t *testing.T) {
 				out := make([]byte, 32)
 				_, _ = h.Digest().Read(out)
 				absorbed := h.absorbed()
-				if h.live && !before.live && h.tchunks != 0 || before.live && h.tchunks != before.tchunks || h.nbuf != before.nbuf ||
+				if !before.live && h.front != before.front {
+					// A read of more than a chunk gathered after a read
+					// folds it (fold): the same input, its last chunk
+					// gathered after the front, the same count of changes.
+					if h.live || int(h.front)*chunkLen+h.nbuf != int(before.front)*chunkLen+before.nbuf || h.nbuf > chunkLen ||
+						string(h.store()[:h.nbuf]) != beforeIn[len(beforeIn)-h.nbuf:] || h.ngen != before.ngen {
+						t.Fatalf("round %d: a read folded %d bytes gathered after %d chunks into %d after %d", round, before.nbuf, before.front, h.nbuf, h.front)
+					}
+					handed, buffered, folded = int(h.front)*chunkLen, h.nbuf, true
+				} else if h.live && !before.live && h.tchunks != 0 || before.live && h.tchunks != before.tchunks || h.nbuf != before.nbuf ||
 					h.front != before.front || h.fcv != before.fcv || string(h.store()[:h.nbuf]) != beforeIn || h.ngen != before.ngen ||
 					absorbed%chunkLen != 0 || absorbed > 0 && absorbed >= h.nbuf {
 					t.Fatalf("round %d: Sum or Digest changed the hasher's input (absorbed %d of %d bytes gathered)", round, absorbed, h.nbuf)

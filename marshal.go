@@ -69,6 +69,11 @@ func (h *Hasher) AppendBinary(b []byte) ([]byte, error) {
 		defer mu.Unlock()
 		h.absorb()
 	}
+	if h.front != 0 && h.nbuf > chunkLen {
+		// A tail no longer than a chunk, as the format wants (fold).
+		h.readGo(false)
+		h.readNative()
+	}
 	var (
 		key    [32]byte
 		chunks uint64

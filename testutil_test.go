@@ -4,6 +4,7 @@ package blake3
 // test vectors, and reference outputs from github.com/zeebo/blake3.
 
 import (
+	"bytes"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -318,4 +319,23 @@ func strictSkip(t testing.TB, format string, args ...any) {
 		t.Fatalf("BLAKE3_STRICT=1: %s", msg)
 	}
 	t.Skip("SKIP: " + msg)
+}
+
+// refMismatch reads h's Sum and n bytes of its Digest and compares them
+// with zeebo's for in, in mode m with key (and vectorContext): it says
+// what differs, or returns "".
+func refMismatch(t testing.TB, m hashMode, key []byte, h *Hasher, in []byte, n int) string {
+	t.Helper()
+	z := newRefHasher(t, m, key, vectorContext)
+	_, _ = z.Write(in)
+	if got, want := h.Sum(nil), z.Sum(nil); !bytes.Equal(got, want) {
+		return fmt.Sprintf("Sum %x, want %x", got, want)
+	}
+	got, want := make([]byte, n), make([]byte, n)
+	_, _ = h.Digest().Read(got)
+	_, _ = z.Digest().Read(want)
+	if !bytes.Equal(got, want) {
+		return fmt.Sprintf("Digest %s, want %s", shortHex(got), shortHex(want))
+	}
+	return ""
 }

@@ -43,8 +43,9 @@ type zeeboHasher struct {
 
 // ZeeboState is a zeebo hash in progress in portable form: the input so far
 // is Chunks whole chunks, whose subtrees' chaining values are Stack[i] for
-// each bit i set in Chunks, followed by Tail (at most one chunk, and not
-// empty after any input).
+// each bit i set in Chunks, followed by Tail (not empty after any input;
+// ZeeboExport gives at most one chunk, ZeeboImport takes more, which its
+// hasher's writes hash).
 type ZeeboState struct {
 	Key    [8]uint32
 	Flags  uint32
@@ -89,8 +90,8 @@ func zeeboExport(h *zeebo.Hasher) ZeeboState {
 	return s
 }
 
-// ZeeboImport returns a zeebo hasher in state s, which must be one that a
-// hasher can be in (a tail of at most one chunk, not empty after chunks). It
+// ZeeboImport returns a zeebo hasher in state s, whose tail must not be
+// empty after chunks; a tail of more than a chunk is written to it. It
 // panics unless ZeeboOK.
 func ZeeboImport(s *ZeeboState) *zeebo.Hasher {
 	mustZeebo()
@@ -112,8 +113,9 @@ func zeeboImport(s *ZeeboState) *zeebo.Hasher {
 }
 
 // ZeeboFront hashes a and then b, after chunks whole chunks of an input
-// whose subtrees' chaining values are stack[i] for each bit i of chunks (a
-// multiple of 8, zeebo's batch, below 2^len(stack)), in key's mode
+// whose subtrees' chaining values are stack[i] for each bit i of chunks
+// (below 2^len(stack); any count, as zeebo's own hasher holds after a
+// Digest, from which its writes go on), in key's mode
 // (flags), with a zeebo hasher of its own (ZeeboNew), and returns what
 // that hasher holds once finalized: the count of whole chunks before the last one, the
 // chaining values of their subtrees, in stack, and the root node of the
@@ -128,7 +130,7 @@ func zeeboImport(s *ZeeboState) *zeebo.Hasher {
 // a bit past stack's end.
 func ZeeboFront(key *[8]uint32, flags uint32, chunks uint64, stack [][8]uint32, a, b []byte) (uint64, guts.Node, bool) {
 	n := uint64(len(a) + len(b))
-	if n == 0 || chunks%8 != 0 || chunks>>len(stack) != 0 || chunks > (math.MaxUint64-n)/1024 || chunks*1024+n <= 1024 || !zeeboOK() || !zeeboDigestOK() {
+	if n == 0 || chunks>>len(stack) != 0 || chunks > (math.MaxUint64-n)/1024 || chunks*1024+n <= 1024 || !zeeboOK() || !zeeboDigestOK() {
 		return 0, guts.Node{}, false
 	}
 	z := zeeboNew()

@@ -2,6 +2,7 @@ package ffi
 
 import (
 	"bytes"
+	"math/bits"
 	"testing"
 	"time"
 
@@ -254,4 +255,96 @@ func TestLayoutCheck(t *testing.T) {
 	if f.ok() {
 		t.Error("a failed check known after forget's restore")
 	}
+}
+
+// TestZeeboFrontAnyCount: ZeeboFront after any count of chunks (not only
+// zeebo's batches of 8: fold gives it 1 to 3), with the input after them
+// whole in a, or split between a and b, in plain and keyed mode, returns
+// the count of chunks before the last, their subtrees' chaining values and
+// the root node that lukechampine's portable code computes chunk by chunk;
+// and refuses, with stack as it was, a count past its stack, and an input
+// of a chunk or less.
+func TestZeeboFrontAnyCount(t *testing.T) {
+	in := make([]byte, 60<<10)
+	for i := range in {
+		in[i] = byte(i % 251)
+	}
+	key := guts.IV
+	key[3] ^= 0x01020304
+	for _, mode := range []struct {
+		key   *[8]uint32
+		flags uint32
+	}{{&guts.IV, 0}, {&key, guts.FlagKeyedHash}} {
+		kw, flags := mode.key, mode.flags
+		// ref is the stack of the first c chunks of in, and the root node
+		// of its first n bytes.
+		ref := func(c uint64, n int) (st [64][8]uint32, root guts.Node) {
+			st = refStack(in, kw, flags, c)
+			last := uint64((n - 1) / 1024)
+			full := refStack(in, kw, flags, last)
+			root = guts.CompressChunk(in[last*1024:n], kw, last, flags)
+			for rest := last; rest != 0; rest &= rest - 1 {
+				root = guts.ParentNode(full[bits.TrailingZeros64(rest)], guts.ChainingValue(root), kw, flags)
+			}
+			return st, root
+		}
+		for _, c := range []uint64{0, 1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 33} {
+			for _, n := range []int{1, 63, 64, 65, 1023, 1024, 1025, 2048, 3000, 9000, 17000} {
+				total := int(c)*1024 + n
+				before, _ := ref(c, total)
+				for _, cut := range []int{n, n / 3} {
+					stack := make([][8]uint32, 64)
+					for i := range 64 {
+						if c&(1<<i) != 0 {
+							stack[i] = before[i]
+						}
+					}
+					a, b := in[c*1024:int(c)*1024+cut], in[int(c)*1024+cut:total]
+					chunks, root, ok := ZeeboFront(kw, flags, c, stack, a, b)
+					if total <= 1024 {
+						if ok {
+							t.Errorf("flags %#x, %d chunks and %d bytes: ok for a chunk or less", flags, c, n)
+						}
+						continue
+					}
+					want := uint64((total - 1) / 1024)
+					wantStack, wantRoot := ref(want, total)
+					wantRoot.Flags |= guts.FlagRoot // as zeebo's Digest holds it
+					if !ok || chunks != want || root != wantRoot {
+						t.Fatalf("flags %#x, %d chunks and %d bytes (cut %d): %d chunks, ok %v, root %v; want %d chunks, root %v", flags, c, n, cut, chunks, ok, root.CV[:2], want, wantRoot.CV[:2])
+					}
+					for i := range 64 {
+						if chunks&(1<<i) != 0 && stack[i] != wantStack[i] {
+							t.Fatalf("flags %#x, %d chunks and %d bytes: the value of bit %d of %d chunks differs", flags, c, n, i, chunks)
+						}
+					}
+				}
+			}
+		}
+		// A stack too short for the count given, or for the count after.
+		short := make([][8]uint32, 2)
+		short[0][0] = 7
+		if _, _, ok := ZeeboFront(kw, flags, 4, short, in[:10], nil); ok || short[0][0] != 7 {
+			t.Errorf("flags %#x: a count of 4 with a stack of 2: ok %v, stack changed %v", flags, ok, short[0][0] != 7)
+		}
+		if _, _, ok := ZeeboFront(kw, flags, 3, short, in[:2048], nil); ok {
+			t.Errorf("flags %#x: 3 chunks and 2 more with a stack of 2: ok", flags)
+		}
+	}
+}
+
+// refStack is the stack of the first c chunks of in, with lukechampine's
+// portable code: the chaining value of the subtree of bit i of c in [i].
+func refStack(in []byte, kw *[8]uint32, flags uint32, c uint64) [64][8]uint32 {
+	var st [64][8]uint32
+	for i := range c {
+		cv := guts.ChainingValue(guts.CompressChunk(in[i*1024:(i+1)*1024], kw, i, flags))
+		lvl := 0
+		for k := i; k&1 == 1; k >>= 1 {
+			cv = guts.ChainingValue(guts.ParentNode(st[lvl], cv, kw, flags))
+			lvl++
+		}
+		st[lvl] = cv
+	}
+	return st
 }
