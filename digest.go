@@ -476,7 +476,7 @@ func (d *Digest) setMerge(mode uint32, key, left, right *[32]byte) {
 }
 
 // zeeboInputRoot is the root node of in, a whole input of one chunk or
-// less, or one that a Hasher gathered (up to firstLen), in the mode of key
+// less, in the mode of key
 // and flags, from zeebo's hasher (its assembly), and false where
 // zeebo's Digest is not laid out as internal/ffi expects. zeebo's hasher
 // comes from ffi.ZeeboNewMode's pool, where its hasher's layout is known;

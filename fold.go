@@ -126,8 +126,9 @@ func (h *Hasher) readNative() {
 //     come a quarter of a chunk apart or more, and else it goes to zeebo's
 //     hasher (spillGo), whose reads hash the last chunk with less around
 //     them: each fold takes a hasher from the pool and copies what it
-//     hashes, whose cost reads after each 64-byte piece of a stream
-//     repay, and after each 256-byte piece do not (BenchmarkDigestEachWrite,
+//     hashes, which costs more than the allocation of zeebo's hasher where
+//     reads come after each 64-byte piece of a stream, and less where they
+//     come after each 256-byte piece (BenchmarkDigestEachWrite,
 //     BenchmarkSumEachWriteShort; docs/stream.md). Elsewhere goRoot hashes
 //     the last chunk with lukechampine's code.
 //   - Without front, more than a chunk gathered is folded by a Digest,

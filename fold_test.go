@@ -137,7 +137,8 @@ func testFold(t *testing.T, name string, m hashMode, piece int, read string, inv
 // fold (folds), a chunk or less is left gathered, but after a first Sum,
 // which hashes it all in one call and folds none; none is folded without
 // zeeboRoots (roots); where reads come a quarter of a chunk apart or more,
-// the Hasher takes no zeebo hasher before 4 KiB.
+// or 63 bytes apart or more under a plan that picks lukechampine for a
+// chunk, the Hasher takes no zeebo hasher before 4 KiB.
 func goFoldInvariants(roots, folds bool) func(s foldState) string {
 	return func(s foldState) string {
 		h := s.h
@@ -148,8 +149,11 @@ func goFoldInvariants(roots, folds bool) func(s foldState) string {
 			return "a first Sum folded what was gathered"
 		case !roots && h.front != 0:
 			return "chunks folded without zeeboRoots"
-		case folds && s.piece >= chunkLen/4 && s.end <= firstLen && h.g != nil:
-			return "zeebo's hasher, where reads this far apart fold"
+		case folds && s.end <= firstLen && h.g != nil && (s.piece >= chunkLen/4 || s.piece >= 63 && implFor(64) != implZeebo):
+			// Closer reads take zeebo's hasher where the plan hashes their
+			// last chunk with zeebo, and pieces of less than 63 bytes where
+			// the reads of a chunk or less hashed 8 KiB again (spillReread).
+			return "zeebo's hasher, where reads this far apart fold, or read the last chunk with lukechampine's code"
 		}
 		return ""
 	}
@@ -314,6 +318,31 @@ func TestFoldSequences(t *testing.T) {
 					check(step, r, "resumed")
 				}
 				check(len(seq), h, "the end")
+			}
+		}
+	})
+}
+
+// TestGoFoldRefused: on the Go path, where a read cannot fold what was
+// gathered past a chunk after a fold (zeeboRoots turned off between the
+// write and the read, as a layout not known would), the read takes zeebo's
+// hasher with it all (spillGo), not the root of more than a chunk as one
+// chunk's, in every mode.
+func TestGoFoldRefused(t *testing.T) {
+	in := vectorInput(firstLen)
+	key := []byte(vectorKey)
+	withGoBackend(func() {
+		defer func() { zeeboRoots = true }()
+		for _, m := range allHashModes {
+			h := newModeHasher(t, m, key, vectorContext)
+			_, _ = h.Write(in[:1500])
+			h.Digest() // folds: a front of one chunk, 476 bytes after it
+			_, _ = h.Write(in[1500:3000])
+			zeeboRoots = false
+			bad := refMismatch(t, m, key, h, in[:3000], 64)
+			zeeboRoots = true
+			if bad != "" || h.g == nil {
+				t.Errorf("%v: %s; zeebo's hasher %v", m, bad, h.g != nil)
 			}
 		}
 	})

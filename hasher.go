@@ -47,8 +47,8 @@ import (
 // it again (reread).
 // On the Go path, the first 4 KiB are gathered too (the first KiB in the
 // keyed modes), and hashed in one call at a single Sum, as Sum256 would;
-// from the second read on, a read of more than a chunk hashes the chunks
-// before the last one in a zeebo hasher from a pool and keeps their
+// a Digest, or a Sum after another read, of more than a chunk hashes the
+// chunks before the last one in a zeebo hasher from a pool and keeps their
 // chaining values (fold), as zeebo's reads do, so that the reads after it
 // hash the last chunk; a first write past them is hashed at once, with
 // hashers on the stack, and only its last chunk and what a Sum needs are
@@ -95,11 +95,13 @@ type Hasher struct {
 	// bufSize bytes. lim bounds what Write gathers into buf without a look
 	// at anything else (setLim). front and fcv hold, in h, a tree of the
 	// few chunks that a first write handed over before h had one
-	// (handFront): its count of chunks, and the chaining values of its
-	// stack, fcv[i] for bit i of front. While front is not 0 there is no
-	// tree (!live) and some input is gathered; lift makes the tree from
-	// them at the first need of it. Where what is gathered then is a whole
-	// chunk, last may hold its chaining value (lastOK, handFrontLast).
+	// (handFront), or that a read folded (fold): its count of chunks, and
+	// the chaining values of its stack, fcv[i] for bit i of front. While
+	// front is not 0 there is no tree (!live) and some input is gathered
+	// (after a fold, up to firstLen bytes of input in all: foldable); lift
+	// makes the tree from them at the first need of it. Where what is
+	// gathered after handFrontLast's front is its whole last chunk, last
+	// holds its chaining value (lastOK).
 	// On the Go path, front and fcv hold the chunks before the last one of
 	// a first write that took the input past goGather (goFront), with the
 	// values of bits 4 and up in first (frontCV), or of what a read folded
@@ -431,11 +433,11 @@ func (h *Hasher) holdFront(t *ffi.Tree, last bool) {
 
 // lastChildren returns the chaining values of the root's children of h's
 // input, where it is the tree h holds (front) and then a whole chunk whose
-// value h holds too (lastOK, set by handFrontLast; what h gathers is that
-// chunk alone while front is not 0, as the first of write's paths takes no
-// more into a whole chunk): the front's largest subtree, and the rest of
-// it merged with the last chunk, as the library's tree_root would give them
-// from the chunk itself.
+// value h holds too (lastOK, set by handFrontLast, whose front of 4 chunks
+// or more never gathers more than that chunk: foldable; a fold clears
+// lastOK): the front's largest subtree, and the rest of it merged with the
+// last chunk, as the library's tree_root would give them from the chunk
+// itself.
 func (h *Hasher) lastChildren() (left, right [32]byte) {
 	top := bits.Len64(h.front) - 1
 	right = h.last
@@ -454,12 +456,14 @@ func (h *Hasher) lastHeld() bool {
 	return h.front != 0 && h.lastOK && h.nbuf == chunkLen
 }
 
-// lift makes h's tree from the one a first write left in h (handFront),
-// if any. write and WriteString lift before they hand anything over or
-// look at the buffer's group (room), and ReadFrom before it counts the
-// input (inputLen). Until then h only gathers, within first (write's first
-// path: a chunk at most, within the smallest subtree of the front), and
-// Sum, Digest and AppendBinary read front as it is, without a change.
+// lift makes h's tree from the one a first write (handFront) or a read
+// (fold) left in h, if any, folding first what is gathered past a chunk.
+// write and WriteString lift before they hand anything over or look at
+// the buffer's group (room), and ReadFrom before it counts the input
+// (inputLen). Until then h only gathers, within first (write's first
+// path: a chunk at most after handFront's front, up to firstLen bytes of
+// input in all after a fold), and Sum, Digest and AppendBinary read front
+// as it is, but for a fold of more than a chunk gathered after it.
 func (h *Hasher) lift() {
 	if h.front == 0 {
 		return
@@ -598,9 +602,10 @@ func (h *Hasher) goFront(p []byte) bool {
 
 // frontCV is the chaining value of the subtree of bit i of front: in fcv for
 // bits 0 to 3, and for those above them, which only goFront sets, in first
-// after the last chunk, which is all that h gathers while front is not 0
-// (writeGo). first holds the 60 of them: the constant below fails to
-// compile where it cannot.
+// after the last chunk, which is all that h gathers while such a front is
+// there (writeGo; foldable, which gathers more, keeps front below 4
+// chunks). first holds the 60 of them: the constant below fails to compile
+// where it cannot.
 func (h *Hasher) frontCV(i int) *[32]byte {
 	if i < len(h.fcv) {
 		return &h.fcv[i]
@@ -1345,8 +1350,9 @@ var zeeboRoots = true
 func zeeboDigest(g *zeebo.Hasher) *zeebo.Digest { return g.Digest() }
 
 // goRoot is the root node of a Go-path hasher's input, gathered (one chunk
-// or less), after the chunks goFront hashed: the node it kept, while
-// nothing was written since, else the last chunk's merged into theirs.
+// or less: readGo), after the chunks goFront or fold hashed: the node it
+// kept, while nothing was written since, else the last chunk's merged into
+// theirs.
 func (h *Hasher) goRoot() guts.Node {
 	if h.front != 0 && h.nbuf == h.gnbuf {
 		return h.groot

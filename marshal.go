@@ -99,7 +99,7 @@ func (h *Hasher) AppendBinary(b []byte) ([]byte, error) {
 		}
 	case h.g == nil:
 		// The Go path's first input, gathered (writeGo), after the chunks
-		// goFront hashed.
+		// goFront or fold hashed.
 		w, _ := h.goModeKey()
 		key, chunks, stack, tail = cvBytes(w), h.front, h.fcv[:], h.pending()
 		if chunks >= 1<<len(h.fcv) {
