@@ -16,7 +16,9 @@
 # to the fastest of all that one process measured (its plan's worst). Then
 # the same table for the Go path, forced in the same processes
 # (TestDispatchTableGo: its own plan, and zeebo or lukechampine's tree
-# above 4 KiB), against zeebo and lukechampine.
+# above 4 KiB), against zeebo and lukechampine; and again with every thread
+# of the process on one core (taskset), where lukechampine's goroutines,
+# which hash on every core from 32 KiB, share it.
 # Then the spread of 30 plans measured in one process (TestPlanSpread).
 # Then, from 64 B to 64 KiB, where the native path's time goes
 # (TestCrossingCost, needs a C compiler): the library looped in C inside
@@ -86,6 +88,19 @@ grep -o '^first plan-go: .*' "$out" | sort | uniq -c | sed 's/^ *\([0-9]*\) /\1x
 grep -o '^plan-go: .*' "$out" | sort | uniq -c | sed 's/^ *\([0-9]*\) /\1x /' | grep . || echo "plan-go: (not reported)"
 awk '/^plan-go: /{p=substr($0,10)} /^last plan-go: /{if (substr($0,15) != p) print "changed while timing, " $0}' "$out"
 table dispatch-go
+# The same on one core (the target's "one core"): lukechampine's goroutines,
+# which use every core from 32 KiB, share it with everything else.
+echo
+if command -v taskset >/dev/null 2>&1; then
+	echo "The Go path on one core (taskset -c 0; lukechampine's goroutines share it): $procs processes, medians"
+	: >"$out"
+	for r in $(seq "$procs"); do
+		BLAKE3_MEASURE_DISPATCH=1 taskset -c 0 "$out.test" -test.run '^TestDispatchTableGo$' -test.count 1 -test.v >>"$out" 2>&1 || { cat "$out" >&2; exit 1; }
+	done
+	table dispatch-go
+else
+	echo "(taskset not found: no table of the Go path on one core)"
+fi
 echo
 echo "The plan measured 30 times in one process, as each process measures its first snapshot at its first use: how far apart two processes' first plans can be"
 BLAKE3_MEASURE_PLAN=1 "$out.test" -test.run '^TestPlanSpread$' -test.count 1 -test.v >"$out" 2>&1 || { cat "$out" >&2; exit 1; }
