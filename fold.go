@@ -86,6 +86,7 @@ func (h *Hasher) foldNative() {
 }
 
 // readNative readies a read (Sum, Digest: digest) of a native-path Hasher
+// (its callers test the path, so that the Go path's reads make no call)
 // that holds its input in itself, as readGo does on the Go path: what is
 // gathered after front is folded where it is more than a chunk (it must:
 // the library takes no more after a tree's smallest subtree); without
@@ -102,7 +103,7 @@ func (h *Hasher) foldNative() {
 // fold, the reads go on as before fold was written (rereadNative), which
 // moves what is gathered to the heap once they hashed 8 KiB again.
 func (h *Hasher) readNative() {
-	if h.path != pathNative || h.live || h.buf != nil || h.sub.on || h.gen != nil && *h.gen != h.ngen {
+	if h.live || h.buf != nil || h.sub.on || h.gen != nil && *h.gen != h.ngen {
 		return
 	}
 	switch {
@@ -118,7 +119,8 @@ func (h *Hasher) readNative() {
 }
 
 // readGo readies a read (Sum, Digest: digest) of a Go-path Hasher with no
-// zeebo hasher, which holds its input in itself:
+// zeebo hasher, which holds its input in itself (its callers test both, so
+// that other reads make no call):
 //
 //   - After front (fold, goFront), what is gathered is folded where it is
 //     more than a chunk (goRoot hashes one). Up to a chunk, where the plan
@@ -143,7 +145,7 @@ func (h *Hasher) readNative() {
 //
 // A Hasher whose copy by value was written to is left to panic as before.
 func (h *Hasher) readGo(sum bool) {
-	if h.path != pathGo || h.g != nil || h.sub.on || h.gen != nil && *h.gen != h.ngen {
+	if h.g != nil || h.sub.on || h.gen != nil && *h.gen != h.ngen {
 		return
 	}
 	switch {

@@ -1044,13 +1044,17 @@ func (h *Hasher) sum(b []byte) []byte {
 	if h.path == pathUnset {
 		h.start() // a zero Hasher's first Write gathers without it
 	}
-	h.readNative()
+	if h.path == pathNative {
+		h.readNative()
+	}
 	reread := false
 	if mu := h.hold(); mu != nil {
 		defer mu.Unlock()
 		reread = h.absorb()
 	}
-	h.readGo(true)
+	if h.path == pathGo && h.g == nil {
+		h.readGo(true)
+	}
 	if h.mode == modeHash && h.front == 0 && !h.live && h.g == nil && !h.sub.on && (h.gen == nil || *h.gen == h.ngen) {
 		// A plain hash of input only gathered, on either path or before
 		// either (as the switch below would hash it): the one-shot hash,
@@ -1248,13 +1252,17 @@ func (h *Hasher) digest(d *Digest) {
 		return
 	}
 	h.start()
-	h.readNative()
+	if h.path == pathNative {
+		h.readNative()
+	}
 	reread := false
 	if mu := h.hold(); mu != nil {
 		defer mu.Unlock()
 		reread = h.absorb()
 	}
-	h.readGo(false)
+	if h.path == pathGo && h.g == nil {
+		h.readGo(false)
+	}
 	if h.path == pathGo && h.g == nil && h.nbuf > chunkLen {
 		h.spillGo() // not folded (readGo): the root of more than a chunk, from zeebo's hasher
 	}

@@ -71,8 +71,11 @@ func (h *Hasher) AppendBinary(b []byte) ([]byte, error) {
 	}
 	if h.front != 0 && h.nbuf > chunkLen {
 		// A tail no longer than a chunk, as the format wants (fold).
-		h.readGo(false)
-		h.readNative()
+		if h.path == pathGo {
+			h.readGo(false)
+		} else {
+			h.readNative()
+		}
 	}
 	var (
 		key    [32]byte
