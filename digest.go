@@ -26,86 +26,77 @@ import (
 // that reads on, or for one whose stack moved: fromRun;
 // BenchmarkDigestRead).
 //
-// It is laid out to take 192 bytes, the size class of zeebo's Digest, not
-// the next one (256), at which a Digest used as an io.Reader, allocated
-// at each use, was slower than zeebo's (BenchmarkDigestNew, use=reader;
-// docs/stream.md): what its source reads besides a root node, and its run
-// of output ahead, are in one interface (held); the root node is held
-// without its counter (rootNode), and read where it is (rootRef); and the
-// block at hand is the one at the position (ob), with no position of its
-// own.
+// It takes 208 bytes: zeebo's Digest (192, the size class of its 184),
+// laid out as zeebo's is, so that zeebo's compression computes a block of
+// output where the Digest holds its node (ffi.ZeeboXOF), and what its
+// source reads besides. A Digest used as an io.Reader, allocated at each
+// use, was slower than zeebo's at 256 bytes (BenchmarkDigestNew,
+// use=reader; docs/stream.md): what its source reads besides a root node,
+// and its run of output ahead, are in one interface (held); the block at
+// hand is the one at the position (x.Out), with no position of its own.
 type Digest struct {
 	// held is what the source reads besides the root node: the error
 	// (srcErr), the first byte of a copy of the input (srcShort, its length
-	// in root.block[0]) or zeebo's Digest (srcGo, never read: a copy of
+	// in x.Block[0]) or zeebo's Digest (srcGo, never read: a copy of
 	// it is); or, once a Digest reads runs of output ahead, the run
 	// (*outAhead), which carries that in its own held. Copies of a Digest
 	// share it: only a run is written, by the Digest it is owned by.
 	held any
-	pos  uint64 // the output position
 
-	// ob is the output block at pos&^63, where obOK: small reads are
-	// served from it. Held by value, so that a copy of a Digest is
-	// independent. A read that ends at the end of the block, and any other
-	// move of the position to another block, leave no block at hand.
-	// refills counts the blocks fetched into it and the direct reads of a
-	// block to a run, up to aheadAfter, after which small reads are served
-	// from a run.
-	ob [guts.BlockSize]byte
-
-	// The root node, for srcNode and srcLib; for srcShort, only the key
-	// (cv) and the mode's flag (flags), and the input's length in
-	// block[0].
-	root    rootNode
+	// x is the root node, for srcNode and srcLib; for srcShort, only the
+	// key (x.CV) and the mode's flag (x.Flags), and the input's length in
+	// x.Block[0]. It holds the output position too (x.Pos), and the output
+	// block at x.Pos&^63 (x.Out), where obOK: small reads are served from
+	// it. Held by value, so that a copy of a Digest is independent. A read
+	// that ends at the end of the block, and any other move of the
+	// position to another block, leave no block at hand. refills counts
+	// the blocks fetched into it and the direct reads of a block to a run,
+	// up to aheadAfter, after which small reads are served from a run.
+	x       xof
 	mode    uint8
 	src     uint8
 	obOK    bool
 	refills uint8
 }
 
-// rootNode is a root node as a Digest holds it: guts.Node but its counter,
-// which each output block sets, with the block's length and the flags in a
-// byte each (see Digest).
-type rootNode struct {
-	cv       [8]uint32
-	block    [16]uint32
-	blockLen uint8
-	flags    uint8
+// xof is a root node as a Digest holds it (guts.Node but its counter,
+// which each output block sets), the block of output at hand and the
+// position, laid out as zeebo's Digest is (see Digest).
+type xof struct{ ffi.ZeeboXOF }
+
+// setBlock is the package's setBlock, for x's node.
+func (x *xof) setBlock(cv *[8]uint32, flags uint32, in []byte) {
+	ffi.BlockWords(&x.Block, in)
+	x.CV, x.BlockLen, x.Flags = *cv, uint32(len(in)), guts.FlagChunkStart|guts.FlagChunkEnd|flags
 }
 
-// setBlock is the package's setBlock, for r.
-func (r *rootNode) setBlock(cv *[8]uint32, flags uint32, in []byte) {
-	ffi.BlockWords(&r.block, in)
-	r.cv, r.blockLen, r.flags = *cv, uint8(len(in)), uint8(guts.FlagChunkStart|guts.FlagChunkEnd|flags)
-}
-
-// setParent sets r to the parent node of left and right, with key cv
-// and mode flags, as guts.ParentNode makes it, in place: a node built
+// setParent sets x's node to the parent node of left and right, with key
+// cv and mode flags, as guts.ParentNode makes it, in place: a node built
 // elsewhere and copied in is read, right after it was written, by the
 // Digest's first read (BenchmarkDigestNew).
-func (r *rootNode) setParent(cv *[8]uint32, flags uint32, left, right *[32]byte) {
+func (x *xof) setParent(cv *[8]uint32, flags uint32, left, right *[32]byte) {
 	for i := range 8 {
-		r.block[i] = binary.LittleEndian.Uint32(left[4*i:])
-		r.block[8+i] = binary.LittleEndian.Uint32(right[4*i:])
+		x.Block[i] = binary.LittleEndian.Uint32(left[4*i:])
+		x.Block[8+i] = binary.LittleEndian.Uint32(right[4*i:])
 	}
-	r.cv, r.blockLen, r.flags = *cv, guts.BlockSize, uint8(guts.FlagParent|flags)
+	x.CV, x.BlockLen, x.Flags = *cv, guts.BlockSize, guts.FlagParent|flags
 }
 
-// set sets r to n, in place: a rootNode built elsewhere and copied in
+// set sets x's node to n, in place: a node built elsewhere and copied in
 // took the Digest of 64 KiB on the Go path about 1.07 times as long
 // (BenchmarkDigestNew).
-func (r *rootNode) set(n *guts.Node) {
-	r.cv, r.block, r.blockLen, r.flags = n.CV, n.Block, uint8(n.BlockLen), uint8(n.Flags)
+func (x *xof) set(n *guts.Node) {
+	x.CV, x.Block, x.BlockLen, x.Flags = n.CV, n.Block, n.BlockLen, n.Flags
 }
 
-// ref is r, where it is.
-func (r *rootNode) ref() rootRef {
-	return rootRef{&r.cv, &r.block, uint32(r.blockLen), uint32(r.flags)}
+// ref is x's node, where it is.
+func (x *xof) ref() rootRef {
+	return rootRef{&x.CV, &x.Block, x.BlockLen, x.Flags}
 }
 
-// node is r as guts has it, its counter 0.
-func (r *rootNode) node() guts.Node {
-	return guts.Node{CV: r.cv, Block: r.block, BlockLen: uint32(r.blockLen), Flags: uint32(r.flags)}
+// node is x's node as guts has it, its counter 0.
+func (x *xof) node() guts.Node {
+	return guts.Node{CV: x.CV, Block: x.Block, BlockLen: x.BlockLen, Flags: x.Flags}
 }
 
 // outAhead is output fetched ahead for a long run of small reads, on the
@@ -138,12 +129,12 @@ func (d *Digest) source() any {
 // holdInput makes in, not empty and never written after, the input of
 // srcShort, held by its first byte.
 func (d *Digest) holdInput(in []byte) {
-	d.held, d.root.block[0] = &in[0], uint32(len(in))
+	d.held, d.x.Block[0] = &in[0], uint32(len(in))
 }
 
 // input is the input of srcShort.
 func (d *Digest) input() []byte {
-	return ffi.Bytes(d.source().(*byte), int(d.root.block[0]))
+	return ffi.Bytes(d.source().(*byte), int(d.x.Block[0]))
 }
 
 // aheadAfter is how many blocks a Digest fetches one at a time for small
@@ -159,7 +150,7 @@ const (
 	srcNone  uint8 = iota // the zero Digest, not from a Hasher
 	srcNode               // the root node, read as libOutput says (goXOF or the library)
 	srcLib                // the root node, in Go or by the library: the node of an input of a block or less, or a parent node
-	srcShort              // the input (held, its length in root.block[0]), of a block to a chunk: hashed by the library at each fetch, until fetch makes it srcNode
+	srcShort              // the input (held, its length in x.Block[0]), of a block to a chunk: hashed by the library at each fetch, until fetch makes it srcNode
 	srcGo                 // a copy of zeebo's Digest (held), where its layout is one ffi does not know
 	srcErr                // none: the error (held)
 )
@@ -181,19 +172,19 @@ func (d *Digest) Read(p []byte) (n int, err error) {
 	case srcGo:
 		// zeebo's Digest cannot seek to 2^63 or past: every fetch starts
 		// before the end of the read, and so before 2^63.
-		if d.pos > 1<<63 || uint64(len(p)) > 1<<63-d.pos {
+		if d.x.Pos > 1<<63 || uint64(len(p)) > 1<<63-d.x.Pos {
 			return 0, errors.New("blake3: Read past 2^63 bytes of output, where this package does not know the layout of zeebo's Digest")
 		}
 	}
 	k := uint64(len(p))
-	if off := d.pos % guts.BlockSize; d.obOK && k <= guts.BlockSize-off {
+	if off := d.x.Pos % guts.BlockSize; d.obOK && k <= guts.BlockSize-off {
 		// Within the block at hand: the usual second read of one output.
-		copy(p, d.ob[off:])
-		d.pos += k
-		d.obOK = d.pos%guts.BlockSize != 0
+		copy(p, d.x.Out[off:])
+		d.x.Pos += k
+		d.obOK = d.x.Pos%guts.BlockSize != 0
 		return len(p), nil
 	}
-	if d.pos+k < d.pos || k >= xofRun || k >= guts.BlockSize && d.refills < aheadAfter {
+	if d.x.Pos+k < d.x.Pos || k >= xofRun || k >= guts.BlockSize && d.refills < aheadAfter {
 		// A large read, one that wraps past 2^64, or one of a block or
 		// more before the Digest has fetched aheadAfter blocks (as the
 		// small reads count them: a long run of such reads gets runs of
@@ -202,28 +193,28 @@ func (d *Digest) Read(p []byte) (n int, err error) {
 			d.refills = min(d.refills+1, aheadAfter)
 		}
 		d.obOK = false
-		d.fetch(d.pos, p)
-		d.pos += k
+		d.fetch(d.x.Pos, p)
+		d.x.Pos += k
 		return len(p), nil
 	}
-	if off := d.pos % guts.BlockSize; !d.obOK && k < guts.BlockSize && off+k > guts.BlockSize && d.refills < aheadAfter {
+	if off := d.x.Pos % guts.BlockSize; !d.obOK && k < guts.BlockSize && off+k > guts.BlockSize && d.refills < aheadAfter {
 		d.fetchTwo(p)
 		return len(p), nil
 	}
 	// Small reads from the block at hand, each block fetched once. The
 	// position moves once the read is whole: a fetch that panics (and is
 	// recovered) leaves it where the read started, with no block at hand.
-	pos := d.pos
+	pos := d.x.Pos
 	for n < len(p) {
 		if !d.obOK {
 			d.nextBlock(pos &^ (guts.BlockSize - 1))
 		}
-		c := copy(p[n:], d.ob[pos%guts.BlockSize:])
+		c := copy(p[n:], d.x.Out[pos%guts.BlockSize:])
 		n += c
 		pos += uint64(c)
 		d.obOK = pos%guts.BlockSize != 0
 	}
-	d.pos = pos
+	d.x.Pos = pos
 	return n, nil
 }
 
@@ -240,12 +231,12 @@ func (d *Digest) Read(p []byte) (n int, err error) {
 //go:noinline
 func (d *Digest) fetchTwo(p []byte) {
 	var two [2 * guts.BlockSize]byte
-	off := d.pos % guts.BlockSize
-	d.fetch(d.pos-off, two[:])
+	off := d.x.Pos % guts.BlockSize
+	d.fetch(d.x.Pos-off, two[:])
 	copy(p, two[off:])
-	copy(d.ob[:], two[guts.BlockSize:])
+	copy(d.x.Out[:], two[guts.BlockSize:])
 	d.refills = min(d.refills+2, aheadAfter)
-	d.pos += uint64(len(p))
+	d.x.Pos += uint64(len(p))
 	d.obOK = true // the read, of less than a block, ends within the second
 }
 
@@ -253,25 +244,28 @@ func (d *Digest) fetchTwo(p []byte) {
 // once d has fetched aheadAfter blocks alone, copied from a run of them
 // fetched ahead (fromRun). The first block of a srcLib node, the usual
 // single read, is fetched alone (first) without fromRun's and fetch's
-// tests, as a run would hold the same block. The block is at hand (obOK)
-// only once it is written: a fetch that panics (the library's internal
-// error) and is recovered leaves no block to serve small reads from.
+// tests, as a run would hold the same block; a block that Go computes
+// from d's node one at a time is computed where d holds it (blockGo). The
+// block is at hand (obOK) only once it is written: a fetch that panics
+// (the library's internal error) and is recovered leaves no block to serve
+// small reads from.
 func (d *Digest) nextBlock(at uint64) {
 	d.obOK = false
 	switch {
 	case at == 0 && d.src == srcLib:
-		d.first(d.ob[:])
+		d.first()
 	case d.fromRun(at):
 		d.obOK = true
 		return
+	case (d.src == srcNode || d.src == srcLib) && !libOutput(guts.BlockSize) && d.blockGo(at/guts.BlockSize):
 	default:
-		d.fetch(at, d.ob[:])
+		d.fetch(at, d.x.Out[:])
 	}
 	d.refills = min(d.refills+1, aheadAfter)
 	d.obOK = true
 }
 
-// fromRun copies the block at at to d.ob from d's run of output fetched
+// fromRun copies the block at at to d.x.Out from d's run of output fetched
 // ahead, fetching the run first if it must, and reports whether it did:
 // not before d has fetched aheadAfter blocks alone, nor where a run from
 // at would reach 2^64 (after which the output at a position is what a
@@ -302,7 +296,7 @@ func (d *Digest) fromRun(at uint64) bool {
 		d.fetch(at, a.b[:])
 		a.pos = at
 	}
-	copy(d.ob[:], a.b[at-a.pos:])
+	copy(d.x.Out[:], a.b[at-a.pos:])
 	a.owner.Store(ffi.Addr(d))
 	return true
 }
@@ -317,7 +311,11 @@ func (d *Digest) fetch(pos uint64, p []byte) {
 		return
 	case srcLib:
 		if pos == 0 && len(p) <= guts.BlockSize {
-			d.first(p)
+			// A read of the first block or less straight from fetch
+			// (Read's of a whole block, MergeRoot's), whose callers
+			// leave no block at hand (obOK): first computes it there.
+			d.first()
+			copy(p, d.x.Out[:])
 			return
 		}
 	case srcShort:
@@ -329,13 +327,13 @@ func (d *Digest) fetch(pos uint64, p []byte) {
 		// computes output faster than Go (not outGo) or where the fetch is
 		// short next to the input; the node the rest, from then on
 		// (BenchmarkDigestNew, BenchmarkDigestRead).
-		if pos == 0 && len(p) <= guts.BlockSize || len(p) > guts.BlockSize && (!outGo || 2*len(p) <= 3*int(d.root.block[0])-chunkLen) {
+		if pos == 0 && len(p) <= guts.BlockSize || len(p) > guts.BlockSize && (!outGo || 2*len(p) <= 3*int(d.x.Block[0])-chunkLen) {
 			d.shortFetch(pos, p)
 			return
 		}
-		n := guts.CompressChunk(d.input(), &d.root.cv, 0, uint32(d.root.flags))
+		n := guts.CompressChunk(d.input(), &d.x.CV, 0, d.x.Flags)
 		d.src = srcNode
-		d.root.set(&n)
+		d.x.set(&n)
 		if _, ok := d.held.(*byte); ok {
 			d.held = nil // the input, no longer read (a run, if any, holds it on)
 		}
@@ -344,23 +342,30 @@ func (d *Digest) fetch(pos uint64, p []byte) {
 		d.libFetch(pos, p)
 		return
 	}
-	goXOF(d.root.ref(), pos, p)
+	goXOF(d.x.ref(), pos, p)
 }
 
-// first writes the first len(p) <= 64 bytes of the output of srcLib, the
+// first writes the first block of the output of srcLib to x.Out, the
 // usual single read of a Digest: from its node, one compression in Go,
 // unless the plan hashes an input as long as the node's block in the
 // library, faster than Go does (BenchmarkDigestNew). For an input of up to
 // a block, that is the input's length; for a parent node, a block, as
 // libOutput decides for any read of up to a block.
-func (d *Digest) first(p []byte) {
-	if lib == nil || implFor(int(d.root.blockLen)) != implNative {
-		if n := d.root.ref(); !zeeboBlockOut(n, 0, 0, p) {
-			goXOF(n, 0, p)
-		}
+func (d *Digest) first() {
+	if lib != nil && implFor(int(d.x.BlockLen)) == implNative {
+		d.libFetch(0, d.x.Out[:])
 		return
 	}
-	d.libFetch(0, p)
+	if !d.blockGo(0) {
+		goXOF(d.x.ref(), 0, d.x.Out[:])
+	}
+}
+
+// blockGo is goXOF's output of one block, the one at counter, by zeebo's
+// compression (zeeboBlockOut), computed where d holds its node and its
+// block at hand (ffi.ZeeboXOF.Output), and reports whether it computed it.
+func (d *Digest) blockGo(counter uint64) bool {
+	return zeeboBlocks && !blocksByLuke.Load() && d.x.Output(counter)
 }
 
 // shortFetch is fetch from the library, from the input (srcShort). Where
@@ -381,7 +386,7 @@ func (d *Digest) shortFetch(pos uint64, p []byte) {
 // libFetch is fetch from the library, from d's root node (srcNode,
 // srcLib).
 func (d *Digest) libFetch(pos uint64, p []byte) {
-	must(lib.RootOutput(d.root.node(), pos, p))
+	must(lib.RootOutput(d.x.node(), pos, p))
 }
 
 // libOutput reports whether the library computes k bytes of output from a
@@ -443,14 +448,14 @@ func (d *Digest) setShort(mode uint32, key *[32]byte, in []byte) {
 	kw, flags := keyWords(mode, key), modeFlags(mode)
 	if len(in) <= guts.BlockSize {
 		d.src = srcLib
-		d.root.setBlock(kw, flags, in)
+		d.x.setBlock(kw, flags, in)
 		return
 	}
 	im := implFor(len(in))
 	if im == implZeebo || im == implNative && zeeboAsm && ffi.ZeeboDigestOK() {
 		if node, ok := zeeboInputRoot(kw, flags, in); ok {
 			d.src = srcNode
-			d.root.set(&node)
+			d.x.set(&node)
 			return
 		}
 		if im == implZeebo && mode == modeHash {
@@ -461,9 +466,10 @@ func (d *Digest) setShort(mode uint32, key *[32]byte, in []byte) {
 	case implLuke:
 		n := guts.CompressChunk(in, kw, 0, flags)
 		d.src = srcNode
-		d.root.set(&n)
+		d.x.set(&n)
 	default:
-		d.src, d.root = srcShort, rootNode{cv: *kw, flags: uint8(flags)}
+		d.src = srcShort
+		d.x.CV, d.x.Block, d.x.BlockLen, d.x.Flags = *kw, [16]uint32{}, 0, flags
 		d.holdInput(slices.Clone(in))
 	}
 }
@@ -472,7 +478,7 @@ func (d *Digest) setShort(mode uint32, key *[32]byte, in []byte) {
 // and right, in mode, with key.
 func (d *Digest) setMerge(mode uint32, key, left, right *[32]byte) {
 	d.src, d.mode = srcLib, uint8(mode)
-	d.root.setParent(keyWords(mode, key), modeFlags(mode), left, right)
+	d.x.setParent(keyWords(mode, key), modeFlags(mode), left, right)
 }
 
 // zeeboInputRoot is the root node of in, a whole input of one chunk or
@@ -508,7 +514,7 @@ func (d *Digest) modeKey(k *[32]byte) *[32]byte {
 	if uint32(d.mode) == modeHash {
 		return nil
 	}
-	*k = cvBytes(d.root.cv)
+	*k = cvBytes(d.x.CV)
 	return k
 }
 
@@ -521,14 +527,14 @@ func (d *Digest) Seek(offset int64, whence int) (int64, error) {
 	case io.SeekEnd:
 		return 0, errors.New("blake3: seek from end not supported")
 	case io.SeekCurrent:
-		offset += int64(d.pos)
+		offset += int64(d.x.Pos)
 	default:
 		return 0, fmt.Errorf("blake3: invalid whence: %d", whence)
 	}
 	if offset < 0 {
 		return 0, errors.New("blake3: seek before start")
 	}
-	d.obOK = d.obOK && uint64(offset)&^(guts.BlockSize-1) == d.pos&^(guts.BlockSize-1)
-	d.pos = uint64(offset)
+	d.obOK = d.obOK && uint64(offset)&^(guts.BlockSize-1) == d.x.Pos&^(guts.BlockSize-1)
+	d.x.Pos = uint64(offset)
 	return offset, nil
 }

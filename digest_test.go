@@ -276,7 +276,7 @@ func TestDifferentialDigestSmallReads(t *testing.T) {
 // setPos moves d to pos, as Seek does, but to any position: beyond what
 // Seek can set, up to 2^64-1.
 func setPos(d *Digest, pos uint64) {
-	d.pos, d.obOK = pos, false
+	d.x.Pos, d.obOK = pos, false
 }
 
 // digestSmallReads reads h's Digest (h has hashed in) as
@@ -291,8 +291,8 @@ func digestSmallReads(t *testing.T, h *Hasher, in []byte) {
 		switch {
 		case len(in) <= chunkLen:
 			must(lib.HashXOF(h.mode, h.modeKey(), false, in, pos, out))
-		case ref.src == srcLib && uint32(ref.root.flags)&guts.FlagParent != 0:
-			b := guts.WordsToBytes(ref.root.block)
+		case ref.src == srcLib && ref.x.Flags&guts.FlagParent != 0:
+			b := guts.WordsToBytes(ref.x.Block)
 			must(lib.MergeRoot((*[32]byte)(b[:32]), (*[32]byte)(b[32:]), h.mode, h.modeKey(), pos, out))
 		default:
 			t.Fatalf("a Digest from source %d, not the library's", ref.src)
@@ -301,7 +301,7 @@ func digestSmallReads(t *testing.T, h *Hasher, in []byte) {
 	}
 	read := func(d *Digest, what string, n int) {
 		t.Helper()
-		pos := d.pos
+		pos := d.x.Pos
 		want := libOutput(pos, n)
 		got := make([]byte, n)
 		for i := range got {
@@ -313,8 +313,8 @@ func digestSmallReads(t *testing.T, h *Hasher, in []byte) {
 		if !bytes.Equal(got, want) {
 			t.Fatalf("%s: %d bytes at %d: %s, want %s", what, n, pos, shortHex(got), shortHex(want))
 		}
-		if d.pos != pos+uint64(n) {
-			t.Fatalf("%s: position %d after reading %d at %d", what, d.pos, n, pos)
+		if d.x.Pos != pos+uint64(n) {
+			t.Fatalf("%s: position %d after reading %d at %d", what, d.x.Pos, n, pos)
 		}
 	}
 	at := func(pos uint64) *Digest {
@@ -365,15 +365,15 @@ func digestSmallReads(t *testing.T, h *Hasher, in []byte) {
 			case 1:
 				n = rng.IntN(guts.BlockSize)
 			case 2:
-				if d.pos < math.MaxInt64-5000 {
+				if d.x.Pos < math.MaxInt64-5000 {
 					off := int64(rng.IntN(4000)) - 2000
-					if int64(d.pos)+off >= 0 {
+					if int64(d.x.Pos)+off >= 0 {
 						_, _ = d.Seek(off, io.SeekCurrent)
 					}
 				}
 			case 3:
-				if d.pos < math.MaxInt64-5000 {
-					_, _ = d.Seek(int64(d.pos)+int64(rng.IntN(3000)), io.SeekStart)
+				if d.x.Pos < math.MaxInt64-5000 {
+					_, _ = d.Seek(int64(d.x.Pos)+int64(rng.IntN(3000)), io.SeekStart)
 				}
 			case 4: // a copy by value goes its own way
 				c := *d
@@ -936,7 +936,8 @@ func TestDigestReadAfterPanic(t *testing.T) {
 	want := refOutput(t, hashModePlain, nil, "", in, 0, 16)
 	// The input in the Digest, hashed by the library at each fetch
 	// (srcShort), in a mode the library refuses.
-	d := Digest{src: srcShort, mode: 99, root: rootNode{cv: guts.IV}}
+	d := Digest{src: srcShort, mode: 99}
+	d.x.CV = guts.IV
 	d.holdInput(in)
 	got := make([]byte, 8)
 	panicsWith(t, "a read in a mode the library refuses", refused, func() { _, _ = d.Read(got) })
@@ -961,12 +962,12 @@ func TestDigestReadAfterPanic(t *testing.T) {
 	if _, err := d2.Read(head); err != nil || !bytes.Equal(head, want[:60]) {
 		t.Fatalf("the first 60 bytes: %x, %v; want %x", head, err, want[:60])
 	}
-	d2.root.blockLen = 99
+	d2.x.BlockLen = 99
 	panicsWith(t, "a read across a block's end from a node the library refuses", refused, func() { _, _ = d2.Read(got) })
-	if d2.pos != 60 {
-		t.Fatalf("position %d after a read at 60 that panicked; want 60", d2.pos)
+	if d2.x.Pos != 60 {
+		t.Fatalf("position %d after a read at 60 that panicked; want 60", d2.x.Pos)
 	}
-	d2.root.blockLen = 10
+	d2.x.BlockLen = 10
 	if _, err := d2.Read(got); err != nil || !bytes.Equal(got, want[60:68]) {
 		t.Fatalf("read at 60 after a recovered panic: %x, %v; want %x", got, err, want[60:68])
 	}
@@ -978,12 +979,12 @@ func TestDigestReadAfterPanic(t *testing.T) {
 	var d3 Digest
 	d3.setShort(modeHash, new([32]byte), in[:10])
 	_, _ = d3.Seek(60, io.SeekStart)
-	d3.root.blockLen = 99
+	d3.x.BlockLen = 99
 	panicsWith(t, "a read across a block's end, in one fetch, from a node the library refuses", refused, func() { _, _ = d3.Read(got) })
-	if d3.pos != 60 || d3.obOK {
-		t.Fatalf("position %d, block at hand %v after a read at 60 that panicked; want 60, none", d3.pos, d3.obOK)
+	if d3.x.Pos != 60 || d3.obOK {
+		t.Fatalf("position %d, block at hand %v after a read at 60 that panicked; want 60, none", d3.x.Pos, d3.obOK)
 	}
-	d3.root.blockLen = 10
+	d3.x.BlockLen = 10
 	if _, err := d3.Read(got); err != nil || !bytes.Equal(got, want[60:68]) {
 		t.Fatalf("read at 60 after a recovered panic: %x, %v; want %x", got, err, want[60:68])
 	}
@@ -1009,8 +1010,8 @@ func TestDigestFetchTwo(t *testing.T) {
 			if _, err := d.Read(got); err != nil || !bytes.Equal(got, want[1000:1032]) {
 				t.Fatalf("%d bytes: read of 32 at 1000: %x, %v; want %x", n, got, err, want[1000:1032])
 			}
-			if !d.obOK || !bytes.Equal(d.ob[:], want[1024:1088]) || d.refills != 2 {
-				t.Fatalf("%d bytes, source %d: after a read across an edge, block at hand %v (%x), %d fetched; want the second (%x), 2", n, d.src, d.obOK, d.ob[:8], d.refills, want[1024:1032])
+			if !d.obOK || !bytes.Equal(d.x.Out[:], want[1024:1088]) || d.refills != 2 {
+				t.Fatalf("%d bytes, source %d: after a read across an edge, block at hand %v (%x), %d fetched; want the second (%x), 2", n, d.src, d.obOK, d.x.Out[:8], d.refills, want[1024:1032])
 			}
 			_, _ = d.Read(got[:30]) // to 1062, from the block at hand
 			if _, err := d.Read(got); err != nil || !bytes.Equal(got, want[1062:1094]) || d.refills != 3 {
@@ -1096,7 +1097,7 @@ func TestDigestZeeboLayoutUnknown(t *testing.T) {
 						c := *d
 						d2 = &c
 					}
-					pos := int(d2.pos)
+					pos := int(d2.x.Pos)
 					got := make([]byte, rng.IntN(200))
 					if k, err := d2.Read(got); k != len(got) || err != nil || !bytes.Equal(got, want[pos:pos+k]) {
 						t.Fatalf("%v, %d bytes: Read(%d) at %d: %d, %v: %s, want %s", m, n, len(got), pos, k, err, shortHex(got[:k]), shortHex(want[pos:pos+len(got)]))
@@ -1122,7 +1123,7 @@ func TestDigestZeeboLayoutUnknown(t *testing.T) {
 					for len(got) < 1000 {
 						p := piece[:min(len(piece), 1000-len(got))]
 						if k, err := end.Read(p); k != len(p) || err != nil {
-							t.Fatalf("%v, %d bytes: %d bytes at %d: %d, %v", m, n, len(p), end.pos, k, err)
+							t.Fatalf("%v, %d bytes: %d bytes at %d: %d, %v", m, n, len(p), end.x.Pos, k, err)
 						}
 						got = append(got, p...)
 					}

@@ -1172,7 +1172,7 @@ func (h *Hasher) digestBlock(d *Digest) bool {
 		// path, where the Hasher does not keep it (goModeKey).
 		kw, flags := h.goModeKey()
 		d.src, d.mode = srcLib, uint8(h.mode)
-		d.root.setBlock(&kw, flags, h.pending())
+		d.x.setBlock(&kw, flags, h.pending())
 	case h.path == pathGo && h.g == nil, h.path == pathNative && !h.live && h.buf == nil:
 		d.setShort(h.mode, &h.key, h.pending())
 	default:
@@ -1271,7 +1271,7 @@ func (h *Hasher) digest(d *Digest) {
 		// of single blocks (docs/dispatch.md).
 		if n, ok := ffi.ZeeboRoot(h.g.Digest()); ok && zeeboRoots {
 			d.src = srcNode
-			d.root.set(&n)
+			d.x.set(&n)
 			return
 		}
 		*d = Digest{src: srcGo, held: zeeboDigest(h.g)}
@@ -1280,7 +1280,7 @@ func (h *Hasher) digest(d *Digest) {
 	if h.path == pathGo {
 		n := h.goRoot()
 		d.src = srcNode
-		d.root.set(&n)
+		d.x.set(&n)
 		return
 	}
 	if !h.live && h.front == 0 && h.nbuf <= chunkLen {
@@ -1298,7 +1298,7 @@ func (h *Hasher) digest(d *Digest) {
 	} else if tailInGo(t, tail) {
 		n := tailRoot(t, h.mode, h.modeKey(), tail)
 		d.src, d.mode = srcLib, uint8(h.mode)
-		d.root.set(&n)
+		d.x.set(&n)
 		return
 	} else {
 		left, right = h.treeRoot(t, tail)

@@ -930,10 +930,15 @@ func TestAllocationsNewHasher(t *testing.T) {
 		// compression is portable Go, a copy of it (setShort), under each
 		// plan. (On the Go path these sizes are in
 		// zeebo's hasher, whose export allocates.)
+		// A Digest on the heap is zeebo's, laid out in place
+		// (ffi.ZeeboXOF), and what its source reads besides (held): 208
+		// bytes where zeebo's takes 192, which BenchmarkDigestNew
+		// (use=reader) measured no slower; the size class after that
+		// (224) is more than it needs.
 		var kept any
 		_, ours := perRun(func() { kept = new(Digest) })
 		_, zeebos := perRun(func() { kept = new(zeebo.Digest) })
-		if ours > zeebos {
+		if ours > zeebos+16 || unsafe.Sizeof(Digest{}) > unsafe.Sizeof(ffi.ZeeboXOF{})+24 {
 			t.Errorf("a Digest on the heap takes %d bytes (%d in itself), where zeebo's takes %d (%d)", ours, unsafe.Sizeof(Digest{}), zeebos, unsafe.Sizeof(zeebo.Digest{}))
 		}
 		_ = kept

@@ -242,7 +242,7 @@ func (h *Hasher) subDigest(d *Digest) bool {
 	if h.goPath() {
 		n := s.t.node()
 		d.src = srcNode
-		d.root.set(&n)
+		d.x.set(&n)
 		return true
 	}
 	return false
@@ -369,7 +369,7 @@ func (h *Hasher) MergeRootDigest(left, right Subtree) (*Digest, error) {
 		key, flags := h.goModeKey()
 		d := &Digest{src: srcNode}
 		n := parentNode(&left.CV, &right.CV, &key, flags)
-		d.root.set(&n)
+		d.x.set(&n)
 		return d, nil
 	}
 	d := new(Digest)

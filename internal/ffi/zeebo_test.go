@@ -37,6 +37,51 @@ func TestZeeboDigestGuard(t *testing.T) {
 	if ZeeboBlockOutput(new([8]uint32), 0, []byte{1}, p) || p[0] != 7 {
 		t.Error("ZeeboBlockOutput without the layout check: output")
 	}
+	x := ZeeboXOF{BlockLen: 1, Pos: 5}
+	x.Out[0] = 7
+	if was := x; x.Output(0) || x != was {
+		t.Error("ZeeboXOF.Output without the layout check: output")
+	}
+}
+
+// TestZeeboXOF: Output computes the root output block at its counter where
+// x holds the node, as lukechampine's portable compression gives it, for
+// parent nodes and chunk nodes of every block length, in each mode's
+// flags, with the IV and another key, at counters up to 2^64-1; and it
+// leaves the node and the caller's position as they were, with no counter
+// left behind (a second Output at counter 0 gives the first block again).
+func TestZeeboXOF(t *testing.T) {
+	if !xofLayout {
+		t.Skip("ZeeboXOF is not laid out as zeebo's Digest on this platform (int narrower than 64 bits): Output refuses, as TestZeeboDigestGuard checks")
+	}
+	var block [16]uint32
+	for i := range block {
+		block[i] = uint32(i)*0x9e3779b9 + 1
+	}
+	key := guts.IV
+	key[0] ^= 0x5a5a5a5a
+	for _, cv := range []*[8]uint32{&guts.IV, &key} {
+		for _, flags := range []uint32{guts.FlagParent, guts.FlagParent | guts.FlagKeyedHash, guts.FlagChunkStart | guts.FlagChunkEnd | guts.FlagDeriveKeyMaterial, guts.FlagChunkEnd} {
+			for _, n := range []uint32{0, 1, 33, 63, 64} {
+				x := ZeeboXOF{CV: *cv, Block: block, BlockLen: n, Flags: flags, Pos: uint64(n)*7 + 3}
+				was := x
+				for _, counter := range []uint64{0, 1, 5, 1<<32 + 1, 1<<63 - 1, 1<<64 - 1, 0} {
+					if !x.Output(counter) {
+						t.Fatal("ZeeboXOF.Output: zeebo's Digest is not the layout known")
+					}
+					want := guts.WordsToBytes(guts.CompressNode(guts.Node{CV: *cv, Block: block, Counter: counter, BlockLen: n, Flags: flags | guts.FlagRoot}))
+					if x.Out != want {
+						t.Fatalf("key %x, flags %#x, length %d, counter %d: %x, want %x", cv[0], flags, n, counter, x.Out, want)
+					}
+					got := x
+					got.Out = was.Out
+					if got != was {
+						t.Fatalf("key %x, flags %#x, length %d, counter %d: the node or position changed: %+v, was %+v", cv[0], flags, n, counter, got, was)
+					}
+				}
+			}
+		}
+	}
 }
 
 // TestZeeboBlockOutput: ZeeboBlockOutput's output is the root output of
