@@ -417,9 +417,10 @@ func (p *plan) String() string {
 	return string(b[:len(b)-1])
 }
 
-// blocksByLuke reports whether goXOF computes single output blocks with
-// lukechampine's portable code (outputBlock) rather than zeebo's compression
-// (ffi.ZeeboOutput): false (zeebo's, which has SSE4.1 assembly on amd64)
+// blocksByLuke reports whether goXOF, and a Digest for its block at hand
+// (Digest.blockGo), compute single output blocks with lukechampine's
+// portable code (outputBlock) rather than zeebo's compression
+// (ffi.ZeeboOutput; in place, ffi.ZeeboXOF.Output): false (zeebo's, which has SSE4.1 assembly on amd64)
 // until measureBlocks has timed both on this machine. The plan is no
 // guide: a one-shot hash of a block through each package's API is not
 // what a block of output from a known node costs, and on one AVX-512 host
@@ -429,8 +430,8 @@ func (p *plan) String() string {
 // as lukechampine's (docs/stream.md).
 var blocksByLuke atomic.Bool
 
-// measureBlocks times goXOF's two ways of computing one output block side
-// by side, as measurePlan times the one-shot hashes, and returns their best
+// measureBlocks times the two ways of computing one output block side by
+// side (zeebo's as a Digest takes it, in place where it can), as measurePlan times the one-shot hashes, and returns their best
 // times: zeebo's, lukechampine's; -1 where zeebo's is out of reach.
 func measureBlocks() [2]float64 {
 	best := [2]float64{-1, -1}
@@ -461,11 +462,12 @@ func blocksFrom(best [2]float64) bool {
 func timeBlocks(luke bool, n guts.Node) float64 {
 	const reps = 64
 	var out [guts.BlockSize]byte
+	x := ffi.ZeeboXOF{CV: n.CV, Block: n.Block, BlockLen: n.BlockLen, Flags: n.Flags}
 	blocks := func(k int) {
 		for i := range k {
 			if luke {
 				outputBlock(refOf(&n), uint64(i), &out)
-			} else {
+			} else if !x.Output(uint64(i)) {
 				ffi.ZeeboOutput(&n.CV, &n.Block, n.BlockLen, n.Flags, uint64(i), 0, out[:])
 			}
 		}

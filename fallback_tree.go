@@ -163,7 +163,7 @@ func treeSum256(b []byte) [32]byte {
 func chainingValue(n guts.Node) [8]uint32 { return guts.ChainingValue(n) }
 
 // rootRef is a root node where it is held, read there: a guts.Node
-// (refOf) or a Digest's rootNode (rootNode.ref). Output read from a copy
+// (refOf) or a Digest's node (xof.ref). Output read from a copy
 // of a node made just before (a Digest's node as a guts.Node) took a
 // Digest's first read about a tenth longer (BenchmarkDigestNew): the copy
 // reads what was written just before.
@@ -223,9 +223,9 @@ func goXOF(n rootRef, pos uint64, p []byte) {
 // compression (assembly on amd64), where its layout is known and
 // lukechampine's was not measured faster on this machine (blocksByLuke):
 // it writes the output of n from block counter, byte off, to p, and
-// reports whether it did. A Digest's first read calls it before goXOF,
-// whose frame and tests took about 2% of a Digest of 64 bytes read once
-// (BenchmarkDigestNew, input=64B).
+// reports whether it did. A Digest computes its block at hand where it
+// holds its node instead (Digest.blockGo), without this copy of the node
+// into a Digest of zeebo's and of the block out of it.
 func zeeboBlockOut(n rootRef, counter uint64, off int, p []byte) bool {
 	return zeeboBlocks && !blocksByLuke.Load() && ffi.ZeeboOutput(n.cv, n.block, n.blockLen, n.flags, counter, off, p)
 }
@@ -253,9 +253,10 @@ var xofRuns = runtime.GOARCH == "amd64" && cpu.X86.HasAVX2
 var zeeboAsm = runtime.GOARCH == "amd64" && cpuid.CPU.Has(cpuid.SSE4) && !zeeboPurego &&
 	os.Getenv("BLAKE3_DISABLE_SSE41") == "" && os.Getenv("BLAKE3_PUREGO") == ""
 
-// zeeboBlocks reports whether goXOF may compute single blocks with zeebo's
-// compression (ffi.ZeeboOutput, where the layout of zeebo's Digest is the
-// one known), rather than with lukechampine's portable code (outputBlock);
+// zeeboBlocks reports whether goXOF, and a Digest for its block at hand
+// (Digest.blockGo), may compute single blocks with zeebo's compression
+// (ffi.ZeeboOutput, or ffi.ZeeboXOF.Output in place, where the layout of
+// zeebo's Digest is the one known), rather than with lukechampine's portable code (outputBlock);
 // tests turn it off to reach the latter.
 var zeeboBlocks = true
 

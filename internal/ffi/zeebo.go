@@ -282,7 +282,7 @@ type ZeeboXOF struct {
 	CV       [8]uint32
 	Block    [16]uint32
 	BlockLen uint32
-	Flags    uint32 // without FlagRoot, which Output adds
+	Flags    uint32 // Output adds FlagRoot (a node from zeebo's Digest has it)
 	Out      [guts.BlockSize]byte
 	Pos      uint64 // the caller's: Output keeps it
 }
@@ -296,11 +296,16 @@ func (x *ZeeboXOF) Output(counter uint64) bool {
 	if !xofLayout || !zeeboDigestOK() {
 		return false
 	}
+	x.output(counter)
+	return true
+}
+
+// output is Output without its check of the layout, for the check itself.
+func (x *ZeeboXOF) output(counter uint64) {
 	pos, flags := x.Pos, x.Flags
 	x.counter, x.Pos, x.Flags = counter, 0, flags|guts.FlagRoot
 	_, _ = (*zeebo.Digest)(unsafe.Pointer(x)).Read(x.Out[:])
 	x.counter, x.Pos, x.Flags = 0, pos, flags
-	return true
 }
 
 // xofLayout reports whether ZeeboXOF has zeeboDigest's layout field for
@@ -419,7 +424,8 @@ func ForgetZeeboHasherLayout() (restore func()) { return zeeboLayout.forget() }
 // chunk and a plain one of less than a block, every field read (its root
 // against lukechampine's primitives, and its position and last block after
 // a seek of its own) before any is written, and last its output through
-// zeeboOutput against its own Read.
+// zeeboOutput, and through ZeeboXOF in place where that has its layout,
+// against its own Read.
 func ZeeboDigestOK() bool { return zeeboDigestOK() }
 
 func zeeboDigestCheck() bool {
@@ -461,6 +467,15 @@ func zeeboDigestCheck() bool {
 		zeeboOutput(&n.CV, &n.Block, n.BlockLen, n.Flags, 1, 3, got[67:]) // from byte 64+3
 		if !bytes.Equal(got[67:], want[67:]) {
 			return false
+		}
+		// And ZeeboXOF's block in place, where zeebo's Read writes
+		// its output over its own buffer.
+		if xofLayout {
+			x := ZeeboXOF{CV: n.CV, Block: n.Block, BlockLen: n.BlockLen, Flags: n.Flags, Pos: 5}
+			x.output(2)
+			if !bytes.Equal(x.Out[:], want[128:192]) || x.Pos != 5 {
+				return false
+			}
 		}
 	}
 	return true
