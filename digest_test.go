@@ -744,6 +744,28 @@ func digestFirstReads(t *testing.T, in []byte, im impl) {
 				if _, err := d.Read(got); err != nil || !bytes.Equal(got, want[:k]) {
 					t.Fatalf("plan %v, %s, %d bytes: first read of %d: %x, %v; want %x", im, m.name, n, k, got, err, want[:k])
 				}
+				// The read after it: on from the first's end, within the
+				// first block or past it.
+				rest := make([]byte, len(want)-k)
+				if _, err := d.Read(rest); err != nil || !bytes.Equal(rest, want[k:]) {
+					t.Fatalf("plan %v, %s, %d bytes: read of %d after a first read of %d: %x, %v; want %x", im, m.name, n, len(rest), k, rest, err, want[k:])
+				}
+				// A first read from a position within the first block,
+				// after a Seek, of k bytes or up to the block's end, and the
+				// read after it.
+				if at := k % guts.BlockSize; k < 2*guts.BlockSize {
+					for _, l := range []int{min(k, guts.BlockSize-at), guts.BlockSize - at} {
+						e := h.Digest()
+						_, _ = e.Seek(int64(at), io.SeekStart)
+						two := make([]byte, l+3)
+						if _, err := e.Read(two[:l]); err != nil || !bytes.Equal(two[:l], want[at:at+l]) {
+							t.Fatalf("plan %v, %s, %d bytes: first read of %d at %d: %x, %v; want %x", im, m.name, n, l, at, two[:l], err, want[at:at+l])
+						}
+						if _, err := e.Read(two[l:]); err != nil || !bytes.Equal(two[l:], want[at+l:at+l+3]) {
+							t.Fatalf("plan %v, %s, %d bytes: read of 3 after a first read of %d at %d: %x, %v; want %x", im, m.name, n, l, at, two[l:], err, want[at+l:at+l+3])
+						}
+					}
+				}
 				if _, err := d.Seek(0, io.SeekStart); err != nil {
 					t.Fatal(err)
 				}

@@ -293,7 +293,7 @@ type ZeeboXOF struct {
 // (xofLayout, ZeeboDigestOK), and then it changes nothing. It leaves x's
 // other fields as they were.
 func (x *ZeeboXOF) Output(counter uint64) bool {
-	if !xofLayout || !zeeboDigestOK() {
+	if !xofLayout || !zeeboDigestLayout.ok() {
 		return false
 	}
 	x.output(counter)
