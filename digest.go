@@ -1,7 +1,6 @@
 package blake3
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -75,10 +74,8 @@ func (x *xof) setBlock(cv *[8]uint32, flags uint32, in []byte) {
 // elsewhere and copied in is read, right after it was written, by the
 // Digest's first read (BenchmarkDigestNew).
 func (x *xof) setParent(cv *[8]uint32, flags uint32, left, right *[32]byte) {
-	for i := range 8 {
-		x.Block[i] = binary.LittleEndian.Uint32(left[4*i:])
-		x.Block[8+i] = binary.LittleEndian.Uint32(right[4*i:])
-	}
+	ffi.CVWords((*[8]uint32)(x.Block[:8]), left)
+	ffi.CVWords((*[8]uint32)(x.Block[8:]), right)
 	x.CV, x.BlockLen, x.Flags = *cv, guts.BlockSize, guts.FlagParent|flags
 }
 

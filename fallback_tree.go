@@ -4,7 +4,6 @@
 package blake3
 
 import (
-	"encoding/binary"
 	"math/bits"
 	"os"
 	"runtime"
@@ -277,16 +276,12 @@ func parentNode(left, right *[32]byte, key *[8]uint32, flags uint32) guts.Node {
 }
 
 func cvWords(b *[32]byte) (w [8]uint32) {
-	for i := range w {
-		w[i] = binary.LittleEndian.Uint32(b[4*i:])
-	}
+	ffi.CVWords(&w, b)
 	return w
 }
 
 func cvBytes(w [8]uint32) (b [32]byte) {
-	for i, x := range w {
-		binary.LittleEndian.PutUint32(b[4*i:], x)
-	}
+	ffi.CVBytes(&b, &w)
 	return b
 }
 

@@ -32,3 +32,29 @@ func TestBlockWords(t *testing.T) {
 		}
 	}
 }
+
+// TestCVWords checks CVWords and CVBytes, and the portable code they take
+// on a big-endian machine, against the words read and written one at a
+// time, over values that held others.
+func TestCVWords(t *testing.T) {
+	var b [32]byte
+	for i := range b {
+		b[i] = byte(0x31 + 7*i)
+	}
+	var want [8]uint32
+	for i := range want {
+		want[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	for name, f := range map[string]func(*[8]uint32, *[32]byte){"CVWords": CVWords, "portable": func(w *[8]uint32, b *[32]byte) { wordsOf(w[:], b[:]) }} {
+		w := [8]uint32{0xdeadbeef, 1, 2, 3, 4, 5, 6, 7}
+		if f(&w, &b); w != want {
+			t.Fatalf("%s: %x, want %x", name, w, want)
+		}
+	}
+	for name, f := range map[string]func(*[32]byte, *[8]uint32){"CVBytes": CVBytes, "portable": func(b *[32]byte, w *[8]uint32) { bytesOf(b[:], w[:]) }} {
+		got := [32]byte{0xee, 0xee}
+		if f(&got, &want); got != b {
+			t.Fatalf("%s: %x, want %x", name, got, b)
+		}
+	}
+}
