@@ -143,11 +143,12 @@ func hashNative(data, out []byte) {
 	}
 }
 
-// scratch is output memory for the library's one-shot hashes. On darwin
-// and windows, memory passed to a call escapes to the heap
-// (internal/ffi/call_purego.go), so a result variable would be allocated at
-// every call of Sum256, even on the Go path; pooled memory is not. (On
-// Linux, a call's memory stays where it is.)
+// scratch is output memory for the library's one-shot hashes where memory
+// passed to a call escapes to the heap (darwin, windows:
+// internal/ffi/call_purego.go): a result variable would be allocated at
+// every call of Sum256 there, even on the Go path; pooled memory is not.
+// On Linux a call's memory stays where it is, and sumNative does not use
+// it.
 var scratch = sync.Pool{New: func() any { return new([64]byte) }}
 
 // DeriveKey derives a key based on reusable key material of any length, in
