@@ -25,12 +25,13 @@ import (
 // that reads on, or for one whose stack moved: fromRun;
 // BenchmarkDigestRead).
 //
-// It takes 208 bytes: zeebo's Digest (192, the size class of its 184),
-// laid out as zeebo's is, so that zeebo's compression computes a block of
-// output where the Digest holds its node (ffi.ZeeboXOF), and what its
-// source reads besides. A Digest used as an io.Reader, allocated at each
-// use, was slower than zeebo's at 256 bytes (BenchmarkDigestNew,
-// use=reader; docs/stream.md): what its source reads besides a root node,
+// It takes 208 bytes, the size class after zeebo's (192, for its 184):
+// zeebo's Digest's fields, laid out as zeebo's are, so that zeebo's
+// compression computes a block of output where the Digest holds its node
+// (ffi.ZeeboXOF), and 20 bytes more. A Digest used as an io.Reader,
+// allocated at each use, was slower than zeebo's at 256 bytes
+// (BenchmarkDigestNew, use=reader; docs/stream.md), and measured no
+// slower at 208 than at 192: what its source reads besides a root node,
 // and its run of output ahead, are in one interface (held); the block at
 // hand is the one at the position (x.Out), with no position of its own.
 type Digest struct {
