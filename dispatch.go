@@ -420,8 +420,9 @@ func (p *plan) String() string {
 // blocksByLuke reports whether goXOF, and a Digest for its block at hand
 // (Digest.blockGo), compute single output blocks with lukechampine's
 // portable code (outputBlock) rather than zeebo's compression
-// (ffi.ZeeboOutput; in place, ffi.ZeeboXOF.Output): false (zeebo's, which has SSE4.1 assembly on amd64)
-// until measureBlocks has timed both on this machine. The plan is no
+// (ffi.ZeeboOutput; in place, ffi.ZeeboXOF.Output): false (zeebo's, which
+// has SSE4.1 assembly on amd64) until measureBlocks has timed both on
+// this machine. The plan is no
 // guide: a one-shot hash of a block through each package's API is not
 // what a block of output from a known node costs, and on one AVX-512 host
 // lukechampine's CompressNode (outputBlock's code, then called with its
@@ -431,8 +432,9 @@ func (p *plan) String() string {
 var blocksByLuke atomic.Bool
 
 // measureBlocks times the two ways of computing one output block side by
-// side (zeebo's as a Digest takes it, in place where it can), as measurePlan times the one-shot hashes, and returns their best
-// times: zeebo's, lukechampine's; -1 where zeebo's is out of reach.
+// side (zeebo's as a Digest takes it, in place where it can), as
+// measurePlan times the one-shot hashes, and returns their best times:
+// zeebo's, lukechampine's; -1 where zeebo's is out of reach.
 func measureBlocks() [2]float64 {
 	best := [2]float64{-1, -1}
 	if !ffi.ZeeboDigestOK() {
