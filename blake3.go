@@ -112,7 +112,7 @@ func Sum512(data []byte) [64]byte {
 // where it is (ffi.ArgsStay), the library writes sum itself; elsewhere it
 // writes pooled memory (scratch), copied to sum: the pool's Get and Put
 // took about 1% of Sum256 of 4 KiB, whose target is within 5% of the
-// library's own hash called in-process (docs/dispatch.md). It is a
+// library's own hash called in-process (docs/crossing.md). It is a
 // function of its own so that Sum256 and Sum512, on the Go path, neither
 // clear nor hold the pool's pointer: with this body inlined, Sum256 of 0
 // bytes on lukechampine's path took 3 ns longer than lukechampine's own

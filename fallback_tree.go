@@ -255,8 +255,8 @@ var zeeboAsm = runtime.GOARCH == "amd64" && cpuid.CPU.Has(cpuid.SSE4) && !zeeboP
 // zeeboBlocks reports whether goXOF, and a Digest for its block at hand
 // (Digest.blockGo), may compute single blocks with zeebo's compression
 // (ffi.ZeeboOutput, or ffi.ZeeboXOF.Output in place, where the layout of
-// zeebo's Digest is the one known), rather than with lukechampine's portable code (outputBlock);
-// tests turn it off to reach the latter.
+// zeebo's Digest is the one known), rather than with lukechampine's
+// portable code (outputBlock); tests turn it off to reach the latter.
 var zeeboBlocks = true
 
 // xofRunFrom copies to p the output of the run of blocks that starts at n
