@@ -327,36 +327,61 @@ func BenchmarkNewSum(b *testing.B) {
 }
 
 // BenchmarkReuseSum hashes one input again and again through one Hasher
-// of each implementation (Reset, Write, Sum), as a caller that keeps its
-// hasher does: the Hasher's own layers around the one-shot, with nothing
-// allocated (docs/zeebo-api.md: "Mended", and "A reused Hasher, small input").
+// of each implementation (Reset, Write, Sum), in each mode, as a caller
+// that keeps its hasher does: the Hasher's own layers around the one-shot,
+// with nothing allocated (docs/zeebo-api.md: "Mended", "A reused Hasher,
+// small input", and "A reused Hasher in the keyed modes").
 func BenchmarkReuseSum(b *testing.B) {
 	waitPlan()
 	data := vectorInput(8 << 10)
-	impls := []struct {
-		name  string
-		hash  func() hash.Hash
-		setup func() func()
+	key := vectorInput(32)
+	const ctx = "BenchmarkReuseSum context"
+	type hashers struct{ ours, zeebo, luke func() hash.Hash }
+	modes := []struct {
+		name string
+		hashers
 	}{
-		{"ours", func() hash.Hash { return New() }, noSetup},
-		{"go", func() hash.Hash { return New() }, goForced},
-		{"zeebo", func() hash.Hash { return zeebo.New() }, noSetup},
-		{"lukechampine", func() hash.Hash { return luke.New(32, nil) }, noSetup},
+		{"hash", hashers{func() hash.Hash { return New() }, func() hash.Hash { return zeebo.New() }, func() hash.Hash { return luke.New(32, nil) }}},
+		{"keyed", hashers{
+			func() hash.Hash { h, _ := NewKeyed(key); return h },
+			func() hash.Hash { h, _ := zeebo.NewKeyed(key); return h },
+			func() hash.Hash { return luke.New(32, key) },
+		}},
+		{"derive-key", hashers{
+			func() hash.Hash { return NewDeriveKey(ctx) },
+			func() hash.Hash { return zeebo.NewDeriveKey(ctx) },
+			nil, // lukechampine's derive-key hasher is not a hash.Hash of its own
+		}},
 	}
-	for _, n := range []int{0, 64, 256, 1 << 10, 2 << 10, 4 << 10, 8 << 10} {
-		for _, im := range impls {
-			b.Run("size="+sizeName(n)+"/impl="+im.name, func(b *testing.B) {
-				defer im.setup()()
-				h := im.hash()
-				b.SetBytes(int64(n))
-				b.ReportAllocs()
-				var sum [32]byte
-				for b.Loop() {
-					h.Reset()
-					_, _ = h.Write(data[:n])
-					h.Sum(sum[:0])
+	for _, m := range modes {
+		impls := []struct {
+			name  string
+			hash  func() hash.Hash
+			setup func() func()
+		}{
+			{"ours", m.ours, noSetup},
+			{"go", m.ours, goForced},
+			{"zeebo", m.zeebo, noSetup},
+			{"lukechampine", m.luke, noSetup},
+		}
+		for _, n := range []int{0, 64, 256, 1 << 10, 2 << 10, 4 << 10, 8 << 10} {
+			for _, im := range impls {
+				if im.hash == nil {
+					continue
 				}
-			})
+				b.Run("mode="+m.name+"/size="+sizeName(n)+"/impl="+im.name, func(b *testing.B) {
+					defer im.setup()()
+					h := im.hash()
+					b.SetBytes(int64(n))
+					b.ReportAllocs()
+					var sum [32]byte
+					for b.Loop() {
+						h.Reset()
+						_, _ = h.Write(data[:n])
+						h.Sum(sum[:0])
+					}
+				})
+			}
 		}
 	}
 }
@@ -365,7 +390,7 @@ func BenchmarkReuseSum(b *testing.B) {
 // (NewKeyed, Write, Sum) against the Go peers: on the Go path ("go") the
 // Hasher gathers up to a chunk in the keyed modes, and Sum compresses it
 // with zeebo's assembly or lukechampine's one-chunk code, as the plan
-// picks for a one-shot of that length (goChunkRoot).
+// picks for a one-shot of that length (goChunkSum).
 func BenchmarkSumKeyed(b *testing.B) {
 	waitPlan()
 	data := vectorInput(1 << 10)
@@ -562,7 +587,7 @@ func BenchmarkDigestNew(b *testing.B) {
 	seed := vectorInput(64 << 10)
 	key := make([]byte, 32)
 	for _, mode := range []string{"hash", "keyed"} {
-		for _, in := range []int{64, 1 << 10, 4 << 10, 64 << 10} {
+		for _, in := range []int{64, 256, 1 << 10, 4 << 10, 64 << 10} {
 			for _, n := range []int{32, 64, 1 << 10} {
 				out := make([]byte, n)
 				for _, use := range []string{"method", "reader"} {
@@ -717,22 +742,29 @@ func zeeboDigestEachWrite(data []byte, piece int, out []byte) {
 }
 
 // BenchmarkSumSmallKeyed hashes a short keyed input, as Sum of a keyed
-// Hasher that has gathered it does, with lukechampine's one-chunk code
-// (goSum) and with the library: why sumSmall gives the keyed modes to the
-// library unless the plan picks lukechampine for the size.
+// Hasher that has gathered it does, in Go (goChunkSum) on plans that pick
+// zeebo's compression and lukechampine's one-chunk code, and with the
+// library: why sumSmall gives the keyed modes to the Go package the plan
+// picks for the size, and to the library where that is neither.
 func BenchmarkSumSmallKeyed(b *testing.B) {
 	if lib == nil {
 		b.Skip("no native library")
 	}
+	defer pinDispatch()()
+	saved := planNow.Load()
 	key := new([32]byte)
 	data := vectorInput(chunkLen)
 	out := make([]byte, 32)
 	for _, n := range []int{0, 64, 256, 512, chunkLen} {
-		b.Run("size="+sizeName(n)+"/impl=lukechampine", func(b *testing.B) {
-			for b.Loop() {
-				goSum(modeKeyed, key, data[:n], out)
-			}
-		})
+		for _, im := range []impl{implZeebo, implLuke} {
+			b.Run("size="+sizeName(n)+"/impl="+im.String(), func(b *testing.B) {
+				planNow.Store(planAll(im))
+				defer planNow.Store(saved)
+				for b.Loop() {
+					goChunkSum(keyWords(modeKeyed, key), modeFlags(modeKeyed), data[:n], out)
+				}
+			})
+		}
 		b.Run("size="+sizeName(n)+"/impl=native", func(b *testing.B) {
 			for b.Loop() {
 				must(lib.HashXOF(modeKeyed, key, false, data[:n], 0, out))

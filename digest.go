@@ -435,10 +435,11 @@ func outputInGo(haveLib bool, goos, goarch string, avx2 bool, simd string) bool 
 // a Digest either its root node, computed now, or a copy on the heap, and
 // it gets the cheaper of the two where the first read is what it costs:
 // the node (srcNode), where the plan hashes an input that long in Go (with
-// zeebo's assembly, in any mode, or lukechampine's one-chunk code, as a
-// one-shot hash of it would), or in the library while zeebo's compression
-// is assembly on this CPU (zeeboAsm), and the copy where the plan hashes
-// it in the library and zeebo's compression is portable Go (srcShort).
+// zeebo's assembly, in any mode, through ZeeboXOF.SetChunk, or
+// lukechampine's one-chunk code, as a one-shot hash of it would), or in
+// the library while zeebo's compression is assembly on this CPU
+// (zeeboAsm), and the copy where the plan hashes it in the library and
+// zeebo's compression is portable Go (srcShort).
 // The copy, its allocation and a crossing cost more than the library's
 // faster compression of one chunk saved: a Digest of 1 KiB read once took
 // 1.2 times zeebo's time through the copy and 1.05 to 1.1 times from
@@ -446,7 +447,7 @@ func outputInGo(haveLib bool, goos, goarch string, avx2 bool, simd string) bool 
 // of zeebo's (BenchmarkDigestOnce, BenchmarkDigestNew; docs/stream.md).
 // Where zeebo's layout is not known, the plan's zeebo
 // is lukechampine's code for plain hashing, and the library in the keyed
-// modes, as before zeeboInputRoot took those: that copy made a keyed
+// modes, as before zeebo's node took those: that copy made a keyed
 // Digest of 1 KiB read once take 1.2 times zeebo's time, and
 // lukechampine's portable code takes up to twice the library's
 // (BenchmarkDigestNew, BenchmarkSumSmallKeyed). A Digest that held a whole
@@ -461,10 +462,9 @@ func (d *Digest) setShort(mode uint32, key *[32]byte, in []byte) {
 		return
 	}
 	im := implFor(len(in))
-	if im == implZeebo || im == implNative && zeeboAsm && ffi.ZeeboDigestOK() {
-		if node, ok := zeeboInputRoot(kw, flags, in); ok {
+	if im == implZeebo || im == implNative && zeeboAsm {
+		if d.x.SetChunk(in, kw, flags) {
 			d.src = srcNode
-			d.x.set(&node)
 			return
 		}
 		if im == implZeebo && mode == modeHash {
@@ -488,33 +488,6 @@ func (d *Digest) setShort(mode uint32, key *[32]byte, in []byte) {
 func (d *Digest) setMerge(mode uint32, key, left, right *[32]byte) {
 	d.src, d.mode = srcLib, uint8(mode)
 	d.x.setParent(keyWords(mode, key), modeFlags(mode), left, right)
-}
-
-// zeeboInputRoot is the root node of in, a whole input of one chunk or
-// less, in the mode of key
-// and flags, from zeebo's hasher (its assembly), and false where
-// zeebo's Digest is not laid out as internal/ffi expects. zeebo's hasher
-// comes from ffi.ZeeboNewMode's pool, where its hasher's layout is known;
-// where it is not, the hasher is on this function's stack (10 KiB), not on
-// its callers', in plain hashing, the only mode zeebo's New takes without
-// the key's bytes or the context, and the keyed modes get false.
-//
-//go:noinline
-func zeeboInputRoot(key *[8]uint32, flags uint32, in []byte) (guts.Node, bool) {
-	if z := ffi.ZeeboNewMode(key, flags); z != nil {
-		defer ffi.ZeeboFree(z)
-		return zeeboRootOf(z, in)
-	}
-	if flags != 0 {
-		return guts.Node{}, false
-	}
-	return zeeboRootOf(zeebo.New(), in)
-}
-
-// zeeboRootOf is the root node of in, from z, a new hasher.
-func zeeboRootOf(z *zeebo.Hasher, in []byte) (guts.Node, bool) {
-	_, _ = z.Write(in)
-	return ffi.ZeeboRoot(z.Digest())
 }
 
 // modeKey is the key or context key of d's mode, in k, or nil for plain

@@ -1343,53 +1343,39 @@ func TestDigestFirstGoPath(t *testing.T) {
 	})
 }
 
-// TestZeeboInputRoot: zeeboInputRoot's node, from a hasher of ffi.ZeeboNew's
-// pool, gives zeebo's hash of the input, from a block and a byte to a
-// chunk, and in the keyed mode, and allocates nothing; where zeebo's
-// layout is not the one known it declines (no node, no panic), its hasher
-// then made on its stack, and in the keyed mode, which zeebo's New does
-// not take.
-func TestZeeboInputRoot(t *testing.T) {
-	in := vectorInput(chunkLen)
-	for _, n := range []int{blockLen + 1, 100, 512, chunkLen - 1, chunkLen} {
-		node, ok := zeeboInputRoot(&guts.IV, 0, in[:n])
-		out := guts.WordsToBytes(guts.CompressNode(node))
-		if want := zeebo.Sum256(in[:n]); !ok || !bytes.Equal(out[:32], want[:]) {
-			t.Errorf("%d bytes: %v, %x; want zeebo's %x", n, ok, out[:8], want[:8])
-		}
-		if a := testing.AllocsPerRun(20, func() { _, _ = zeeboInputRoot(&guts.IV, 0, in[:n]) }); a != 0 && !raceEnabled {
-			t.Errorf("%d bytes: %v allocations per call, want 0", n, a)
-		}
-	}
+// TestGoChunk: goChunk's node is lukechampine's (guts.CompressChunk) for
+// inputs of up to a chunk, at the first chunk and a later one, in each
+// mode's flags, on plans that pick zeebo (its compression, through
+// ffi.ZeeboChunk) and lukechampine for every length, and with zeebo's
+// layout unknown; through zeebo, it allocates nothing. The lengths around
+// a block, and a chunk, and one above a chunk, which goChunk hashes as one
+// chunk with lukechampine's code on any plan (no caller gives it one).
+func TestGoChunk(t *testing.T) {
+	in := vectorInput(chunkLen + 100)
 	var key [32]byte
 	copy(key[:], vectorInput(64)[32:])
 	kw := cvWords(&key)
-	keyed, _ := zeebo.NewKeyed(key[:])
-	_, _ = keyed.Write(in[:300])
-	node, ok := zeeboInputRoot(&kw, guts.FlagKeyedHash, in[:300])
-	out := guts.WordsToBytes(guts.CompressNode(node))
-	if want := keyed.Sum(nil); !ok || !bytes.Equal(out[:32], want) {
-		t.Errorf("keyed, 300 bytes: %v, %x; want zeebo's %x", ok, out[:8], want[:8])
+	defer pinDispatch()()
+	for _, im := range []impl{implZeebo, implLuke} {
+		planNow.Store(planAll(im))
+		for _, n := range []int{0, blockLen, blockLen + 1, 300, chunkLen - 1, chunkLen, chunkLen + 100} {
+			for _, c := range []struct {
+				key     *[8]uint32
+				counter uint64
+				flags   uint32
+			}{{&guts.IV, 0, 0}, {&kw, 0, guts.FlagKeyedHash}, {&kw, 5, guts.FlagDeriveKeyMaterial}, {&guts.IV, 1<<54 - 1, 0}} {
+				if got, want := goChunk(in[:n], c.key, c.counter, c.flags), guts.CompressChunk(in[:n], c.key, c.counter, c.flags); got != want {
+					t.Errorf("plan %v, %d bytes, counter %d, flags %#x: %+v; want %+v", im, n, c.counter, c.flags, got, want)
+				}
+			}
+			if a := testing.AllocsPerRun(20, func() { _ = goChunk(in[:n], &kw, 1, guts.FlagKeyedHash) }); a != 0 && !raceEnabled {
+				t.Errorf("plan %v, %d bytes: %v allocations per call, want 0", im, n, a)
+			}
+		}
 	}
-	defer pinDispatch()() // no snapshot of the plan reads zeebo's layout meanwhile
-	func() {
-		defer ffi.ForgetZeeboHasherLayout()()
-		// Its Digest's layout known: plain hashing's node from zeebo.New's
-		// hasher, none in the keyed mode.
-		node, ok := zeeboInputRoot(&guts.IV, 0, in[:300])
-		out := guts.WordsToBytes(guts.CompressNode(node))
-		if want := zeebo.Sum256(in[:300]); !ok || !bytes.Equal(out[:32], want[:]) {
-			t.Errorf("hasher's layout not known, 300 bytes: %v, %x; want zeebo's %x", ok, out[:8], want[:8])
-		}
-		if _, ok := zeeboInputRoot(&kw, guts.FlagKeyedHash, in[:300]); ok {
-			t.Error("hasher's layout not known, keyed: a node")
-		}
-	}()
+	planNow.Store(planAll(implZeebo))
 	defer ffi.ForgetZeeboLayout()()
-	if _, ok := zeeboInputRoot(&guts.IV, 0, in); ok {
-		t.Error("zeebo's layout not known: a node")
-	}
-	if _, ok := zeeboInputRoot(&kw, guts.FlagKeyedHash, in[:300]); ok {
-		t.Error("zeebo's layout not known, keyed: a node")
+	if got, want := goChunk(in[:300], &kw, 2, guts.FlagKeyedHash), guts.CompressChunk(in[:300], &kw, 2, guts.FlagKeyedHash); got != want {
+		t.Errorf("zeebo's layout not known: %+v; want %+v", got, want)
 	}
 }

@@ -159,18 +159,26 @@ func TestDispatchEveryImpl(t *testing.T) {
 }
 
 // TestDispatchBlock: Sum256, Sum512, and the Sum of a new Hasher and of
-// one reused after a long input (sumBlock), of a block or less, on each
-// backend, are zeebo's hashes, whatever the
-// plan picks for the size (zeebo, lukechampine, the library), with zeebo's
-// compression of the block written into the output
-// (ffi.ZeeboBlockOutput), with it turned off (zeeboBlocks), and where
-// zeebo's Digest is not the layout known; Sum appends to what b holds,
-// with room after it or none.
+// one reused after a long input, of a block or less, on each backend, are
+// zeebo's hashes, whatever the plan picks for the size (zeebo,
+// lukechampine, the library), with zeebo's compression of the block
+// written into the output (ffi.ZeeboBlockOutput), with it turned off
+// (zeeboBlocks), and where zeebo's Digest is not the layout known; and so
+// are a Hasher's Sums of up to a chunk and a byte (sumHeld up to a chunk)
+// in the three modes, a derive-key Hasher made where zeebo's layout is not
+// known included (no context key kept on the Go path). Sum appends to
+// what b holds, with room after it or none.
 func TestDispatchBlock(t *testing.T) {
 	defer pinDispatch()()
 	saved, savedBlocks := planNow.Load(), zeeboBlocks
 	defer func() { planNow.Store(saved); zeeboBlocks = savedBlocks }()
-	in := vectorInput(blockLen + 1)
+	in := vectorInput(chunkLen + 1)
+	key := vectorInput(32)
+	const ctx = "TestDispatchBlock context"
+	lens := []int{100, 256, chunkLen - 1, chunkLen, chunkLen + 1}
+	for n := blockLen + 1; n >= 0; n-- {
+		lens = append(lens, n)
+	}
 	forEachBackend(t, func(t *testing.T) {
 		impls := []impl{implZeebo, implLuke}
 		if lib != nil {
@@ -184,29 +192,50 @@ func TestDispatchBlock(t *testing.T) {
 				if way == 2 {
 					restore = ffi.ForgetZeeboLayout()
 				}
-				// A new Hasher, and one that has hashed a long input
-				// before, and holds a buffer or zeebo's hasher.
-				used := New()
-				writeSplit(used, bytes.Repeat([]byte{0xa5}, 40<<10), 1<<10) // not in's bytes
-				used.Sum(nil)
-				if used.buf == nil && used.g == nil {
-					t.Fatal("a Hasher that hashed 40 KiB holds neither a buffer nor zeebo's hasher")
-				}
-				for n := 0; n <= len(in); n++ {
-					want := zeebo.Sum512(in[:n])
-					if got := Sum512(in[:n]); got != want {
-						t.Fatalf("%v, way %d, %d bytes: Sum512 %x, zeebo %x", im, way, n, got[:8], want[:8])
+				for _, m := range []struct {
+					name string
+					ours func() *Hasher
+					want func(p []byte) []byte
+				}{
+					{"hash", New, func(p []byte) []byte { s := zeebo.Sum256(p); return s[:] }},
+					{"keyed", func() *Hasher { h, _ := NewKeyed(key); return h }, func(p []byte) []byte {
+						z, _ := zeebo.NewKeyed(key)
+						_, _ = z.Write(p)
+						return z.Sum(nil)
+					}},
+					{"derive-key", func() *Hasher { return NewDeriveKey(ctx) }, func(p []byte) []byte {
+						out := make([]byte, 32)
+						zeebo.DeriveKey(ctx, p, out)
+						return out
+					}},
+				} {
+					// A new Hasher, and one that has hashed a long input
+					// before, and holds a buffer or zeebo's hasher.
+					used := m.ours()
+					writeSplit(used, bytes.Repeat([]byte{0xa5}, 40<<10), 1<<10) // not in's bytes
+					used.Sum(nil)
+					if used.buf == nil && used.g == nil {
+						t.Fatalf("%s: a Hasher that hashed 40 KiB holds neither a buffer nor zeebo's hasher", m.name)
 					}
-					if got := Sum256(in[:n]); !bytes.Equal(got[:], want[:32]) {
-						t.Fatalf("%v, way %d, %d bytes: Sum256 %x, zeebo %x", im, way, n, got[:8], want[:8])
-					}
-					for i, h := range []*Hasher{New(), used} {
-						h.Reset()
-						_, _ = h.Write(in[:n])
-						for _, b := range [][]byte{nil, []byte("ab"), make([]byte, 2, 64)} {
-							got := h.Sum(b)
-							if len(got) != len(b)+32 || !bytes.Equal(got[:len(b)], b) || !bytes.Equal(got[len(b):], want[:32]) {
-								t.Fatalf("%v, way %d, %d bytes, Hasher %d: Sum(%q) %x, want %q then %x", im, way, n, i, b, got, b, want[:32])
+					for _, n := range lens {
+						want := m.want(in[:n])
+						if m.name == "hash" && n <= blockLen+1 {
+							want := zeebo.Sum512(in[:n])
+							if got := Sum512(in[:n]); got != want {
+								t.Fatalf("%v, way %d, %d bytes: Sum512 %x, zeebo %x", im, way, n, got[:8], want[:8])
+							}
+							if got := Sum256(in[:n]); !bytes.Equal(got[:], want[:32]) {
+								t.Fatalf("%v, way %d, %d bytes: Sum256 %x, zeebo %x", im, way, n, got[:8], want[:8])
+							}
+						}
+						for i, h := range []*Hasher{m.ours(), used} {
+							h.Reset()
+							_, _ = h.Write(in[:n])
+							for _, b := range [][]byte{nil, []byte("ab"), make([]byte, 2, 64)} {
+								got := h.Sum(b)
+								if len(got) != len(b)+32 || !bytes.Equal(got[:len(b)], b) || !bytes.Equal(got[len(b):], want) {
+									t.Fatalf("%v, way %d, %s, %d bytes, Hasher %d: Sum(%q) %x, want %q then %x", im, way, m.name, n, i, b, got, b, want)
+								}
 							}
 						}
 					}

@@ -51,13 +51,24 @@ func zeeboWithKey(key *[32]byte, mode uint32) *zeebo.Hasher {
 	return ffi.ZeeboImport(&ffi.ZeeboState{Key: cvWords(key), Flags: modeFlags(mode)})
 }
 
-// goSum writes the output of in, at most one chunk, in a mode with its key
-// (the context key for derive-key) from output offset 0 to out, with
-// lukechampine.com/blake3's primitives: the one-chunk code, for the sizes
-// where the plan picks it for unkeyed input (sumSmall).
-func goSum(mode uint32, key *[32]byte, in, out []byte) {
-	node := guts.CompressChunk(in, keyWords(mode, key), 0, modeFlags(mode))
-	goXOF(refOf(&node), 0, out)
+// goChunkSum writes the root output of in, the whole of an input of one
+// chunk or less, in the mode of key and flags, to out from its first
+// byte, in Go: as zeebo's Sum computes it (ffi.ZeeboChunkOutput) where the
+// plan picks zeebo for its length, else from lukechampine's node of it
+// (goXOF then computes its blocks as measureBlocks picks). Through the
+// node and goXOF, a reused keyed Hasher's Sum of 64 bytes on the Go path
+// took twice zeebo's time (BenchmarkReuseSum, docs/zeebo-api.md).
+func goChunkSum(key *[8]uint32, flags uint32, in, out []byte) {
+	if implFor(len(in)) == implZeebo && ffi.ZeeboChunkOutput(key, flags, in, out) {
+		return
+	}
+	var n guts.Node
+	if len(in) <= guts.BlockSize {
+		setBlock(&n, key, flags, in)
+	} else {
+		n = guts.CompressChunk(in, key, 0, flags)
+	}
+	goXOF(refOf(&n), 0, out)
 }
 
 // lukeSum512 is lukechampine.com/blake3's Sum512 for an input of one chunk

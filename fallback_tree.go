@@ -303,15 +303,15 @@ func (h *Hasher) goModeKey() ([8]uint32, uint32) {
 // context in derive-key-context mode, which the key material is then hashed
 // under.
 func goContextKey(context string) [8]uint32 {
-	var n guts.Node
 	if len(context) <= guts.ChunkSize {
-		n = guts.CompressChunk([]byte(context), &guts.IV, 0, guts.FlagDeriveKeyContext)
-	} else {
-		t := new(goTree)
-		t.init(guts.IV, guts.FlagDeriveKeyContext, 0)
-		t.write([]byte(context))
-		n = t.node()
+		var key [32]byte
+		goChunkSum(&guts.IV, guts.FlagDeriveKeyContext, ffi.StringBytes(context), key[:])
+		return cvWords(&key)
 	}
+	t := new(goTree)
+	t.init(guts.IV, guts.FlagDeriveKeyContext, 0)
+	t.write([]byte(context))
+	n := t.node()
 	n.Flags |= guts.FlagRoot
 	out := guts.CompressNode(n)
 	return [8]uint32(out[:8])

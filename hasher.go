@@ -210,6 +210,14 @@ func (h *Hasher) start() {
 		return
 	}
 	h.path = pathGo
+	if h.mode == modeDeriveKey && !h.hasCtxKey && ffi.ZeeboOK() {
+		// The context key once, as the native path and zeebo's
+		// NewDeriveKey compute it, where zeebo's hasher can then be made
+		// with it (goHasher): from the context at each read, a reused
+		// derive-key Hasher's Sum of 64 bytes took nearly four times
+		// zeebo's time (BenchmarkReuseSum, docs/zeebo-api.md).
+		h.key, h.hasCtxKey = cvBytes(goContextKey(h.context)), true
+	}
 	if h.sub.on {
 		h.sub.startGo(h)
 	}
@@ -1026,16 +1034,46 @@ func (h *Hasher) BlockSize() int { return 64 }
 // the Hasher to the provided buffer and returns it. It does not change the
 // Hasher's state.
 func (h *Hasher) Sum(b []byte) []byte {
-	if h.nbuf <= guts.BlockSize && h.mode == modeHash && h.buf == nil && h.g == nil && !h.live && h.front == 0 && !h.sub.on && (h.gen == nil || *h.gen == h.ngen) {
-		// A plain hash of a block or less gathered in h, on either path
-		// or before either, as sum's first case would hash it, but
-		// before the tests of the reads after it (reread and absorb, which
-		// a block or less never needs) and with the output written
-		// straight into b: a reused Hasher's Reset, Write and Sum of 64
-		// bytes (BenchmarkReuseSum, docs/zeebo-api.md).
-		return sumBlock(h.first[:h.nbuf], b)
+	if h.nbuf <= chunkLen && h.buf == nil && h.g == nil && !h.live && h.front == 0 && !h.sub.on && (h.gen == nil || *h.gen == h.ngen) &&
+		(h.mode == modeHash && (h.path != pathUnset || h.nbuf <= guts.BlockSize) || h.path != pathUnset && (h.mode == modeKeyed || h.hasCtxKey)) {
+		return h.sumHeld(b)
 	}
 	return h.sum(b)
+}
+
+// sumHeld is Sum of an input of a chunk or less gathered whole in h, with
+// none of the heap state of its path to read (zeebo's hasher, the
+// library's live tree, a buffer), no subtree and its mode's key at hand:
+// what sum computes, without its tests of the reads of longer inputs
+// (fold, absorb, which up to a chunk hand nothing over) and its frame (a
+// tree of the library's), and a block or less in plain hashing with the
+// output written straight into b. A reused keyed Hasher's Reset, Write
+// and Sum of 64 bytes took 1.35 times zeebo's time through sum, and 1.12
+// times here (BenchmarkReuseSum, docs/zeebo-api.md).
+func (h *Hasher) sumHeld(b []byte) []byte {
+	in := h.first[:h.nbuf]
+	if len(in) > guts.BlockSize && h.reread() && h.path == pathGo {
+		// The count of the reads of more than a block that rereadNative
+		// and spillReread keep, and on the Go path the move to zeebo's
+		// hasher that it picks (on the native path, up to a chunk, none
+		// moves: absorbLen).
+		h.spillGo()
+		return h.sum(b)
+	}
+	n := len(b)
+	b = slices.Grow(b, 32)[:n+32]
+	out := b[n:]
+	switch {
+	case len(in) <= guts.BlockSize && implFor(len(in)) == implZeebo && zeeboBlocks && ffi.ZeeboBlockOutput(keyWords(h.mode, &h.key), modeFlags(h.mode), in, out):
+	case h.mode == modeHash:
+		s := Sum256(in)
+		copy(out, s[:])
+	case h.path == pathGo:
+		goChunkSum(keyWords(h.mode, &h.key), modeFlags(h.mode), in, out)
+	default:
+		sumSmall(h.mode, &h.key, in, out)
+	}
+	return b
 }
 
 // sum is Sum but for its first case: apart, so that the frame of that
@@ -1074,7 +1112,10 @@ func (h *Hasher) sum(b []byte) []byte {
 	b = slices.Grow(b, 32)[:n+32]
 	out := b[n:]
 	switch {
-	case h.path == pathGo: // the keyed modes, and a plain hash after goFront
+	case h.path == pathGo && h.front == 0: // the keyed modes
+		key, flags := h.goModeKey()
+		goChunkSum(&key, flags, h.pending(), out)
+	case h.path == pathGo: // after goFront's or fold's chunks
 		root := h.goRoot()
 		goXOF(refOf(&root), 0, out)
 	case h.lastHeld():
@@ -1099,22 +1140,6 @@ func (h *Hasher) sum(b []byte) []byte {
 		}
 	}
 	return b
-}
-
-// sumBlock appends the hash of in, a block or less, to b: Sum256's, but
-// where the plan picks zeebo, with its output written into b rather than
-// returned and appended.
-func sumBlock(in, b []byte) []byte {
-	if implFor(len(in)) == implZeebo && zeeboBlocks {
-		n := len(b)
-		b = slices.Grow(b, 32)[:n+32]
-		if ffi.ZeeboBlockOutput(&guts.IV, 0, in, b[n:]) {
-			return b
-		}
-		b = b[:n]
-	}
-	s := Sum256(in)
-	return append(b, s[:]...)
 }
 
 // tailInGo reports whether the root of t's input and then tail is computed
@@ -1366,52 +1391,48 @@ func (h *Hasher) goRoot() guts.Node {
 		return h.groot
 	}
 	key, flags := h.goModeKey()
-	if h.front == 0 {
-		return goChunkRoot(&key, flags, h.pending())
-	}
-	n := guts.CompressChunk(h.pending(), &key, h.front, flags)
+	n := goChunk(h.pending(), &key, h.front, flags)
 	for rest := h.front; rest != 0; rest &= rest - 1 {
 		n = guts.ParentNode(cvWords(h.frontCV(bits.TrailingZeros64(rest))), guts.ChainingValue(n), &key, flags)
 	}
 	return n
 }
 
-// goChunkRoot is the root node of in, a whole input of one chunk or less
-// (longer, it is hashed as one chunk, a wrong node that tests see on any
-// plan), in the mode of key and flags, on the Go path: from zeebo's hasher where
-// the plan picks zeebo for its length, as a one-shot hash of it would
-// (zeeboInputRoot), else with lukechampine's one-chunk code. Compressed
+// goChunk is the node of in, one chunk or less, the counterth of its input,
+// in the mode of key and flags, on the Go path: with zeebo's compression
+// (ffi.ZeeboChunk) where the plan picks zeebo for its length, as a one-shot
+// hash of it would, else with lukechampine's one-chunk code. Compressed
 // with lukechampine's code only, a Digest of 1 KiB read once took 1.6
 // times zeebo's time on a host where zeebo's assembly is the faster, and
 // a keyed Hasher's Sum of 1 KiB 1.3 times what it takes now
 // (BenchmarkDigestNew, BenchmarkSumKeyed, docs/stream.md).
-func goChunkRoot(key *[8]uint32, flags uint32, in []byte) guts.Node {
+func goChunk(in []byte, key *[8]uint32, counter uint64, flags uint32) guts.Node {
 	if n := len(in); n > guts.BlockSize && n <= chunkLen && implFor(n) == implZeebo {
-		if node, ok := zeeboInputRoot(key, flags, in); ok {
+		if node, ok := ffi.ZeeboChunk(in, key, counter, flags); ok {
 			return node
 		}
 	}
-	return guts.CompressChunk(in, key, 0, flags)
+	return guts.CompressChunk(in, key, counter, flags)
 }
 
 // sumSmall writes the first len(out) bytes (32 for plain hashing) of the
 // output of in, which never crossed into the library, in a mode with its
 // key (nil for plain hashing). Plain hashing goes through the size
-// dispatch (Sum256). The keyed modes go to lukechampine's one-chunk code
-// where the plan picks lukechampine for the size, and else to the library:
-// zeebo, which the plan picks for its assembly, hashes them only in a
-// pooled hasher of its own (zeeboInputRoot), which costs more than the
-// one-shot the plan timed, by an amount not measured against the
-// library's crossing; lukechampine's portable code took up to twice the
-// library's time where the plan picks zeebo (BenchmarkSumSmallKeyed).
+// dispatch (Sum256). The keyed modes, up to a chunk, go to the Go package
+// that the plan picks for the size (goChunkSum), and else to the library;
+// where the plan picks zeebo and its Digest's layout is not known, to the
+// library too: lukechampine's portable code took up to twice the library's
+// time where the plan picks zeebo (BenchmarkSumSmallKeyed). Through the
+// library, a reused keyed Hasher's Sum of 64 bytes took twice zeebo's time
+// (BenchmarkReuseSum, docs/zeebo-api.md).
 func sumSmall(mode uint32, key *[32]byte, in, out []byte) {
 	if mode == modeHash {
 		s := Sum256(in)
 		copy(out, s[:])
 		return
 	}
-	if len(in) <= chunkLen && implFor(len(in)) == implLuke {
-		goSum(mode, key, in, out)
+	if im := implFor(len(in)); len(in) <= chunkLen && (im == implLuke || im == implZeebo && ffi.ZeeboDigestOK()) {
+		goChunkSum(keyWords(mode, key), modeFlags(mode), in, out)
 		return
 	}
 	must(lib.HashXOF(mode, key, false, in, 0, out))

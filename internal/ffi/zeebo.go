@@ -179,21 +179,9 @@ func zeeboNew() *zeebo.Hasher {
 	return h
 }
 
-// ZeeboNewMode is ZeeboNew's hasher in the mode of key and flags (keyed,
-// or derive-key material under the context key), as zeebo's NewKeyed and
-// NewDeriveKey make one; nil unless ZeeboOK.
-func ZeeboNewMode(key *[8]uint32, flags uint32) *zeebo.Hasher {
-	h := ZeeboNew()
-	if h != nil {
-		v := view(h)
-		v.h.key, v.h.flags = *key, flags
-	}
-	return h
-}
-
-// ZeeboFree gives back a hasher from ZeeboNew or ZeeboNewMode, which its
-// caller no longer uses, its key cleared: a keyed hash's key, or a
-// context key, is not left in the pool (the input's last batch, the
+// ZeeboFree gives back a hasher from ZeeboNew, which its caller no longer
+// uses, its key cleared: a keyed hash's key, or a context key, which
+// ZeeboFront sets, is not left in the pool (the input's last batch, the
 // mode's flags and the chaining values of its subtrees are, as in any
 // zeebo hasher that is not zeroed).
 func ZeeboFree(h *zeebo.Hasher) {
@@ -338,6 +326,87 @@ func ZeeboBlockOutput(cv *[8]uint32, flags uint32, in, p []byte) bool {
 	return true
 }
 
+// ZeeboChunk is guts.CompressChunk with zeebo's compression of one block
+// (SSE4.1 assembly on amd64, where lukechampine's is portable Go): the
+// node of chunk, a chunk or less, the chunkth of its input, in key's mode
+// (flags). Each block but the last is compressed in a Digest of zeebo's
+// by a seek to the start of the output (zeebo's setPosition: the counter
+// set, one compression into its buffer), whose first half is the next
+// chaining value: zeebo's hasher, the one other way to its compression of
+// a chunk, needs the input copied into it, and from a pool (a Digest of
+// 256 bytes read once took 1.25 times zeebo's time through one;
+// BenchmarkDigestNew, input=256B, docs/zeebo-api.md). It returns false,
+// having computed nothing, unless ZeeboDigestOK, and for a counter of
+// 2^57 or more, past a seek's reach (an input of 2^64-1 bytes has fewer
+// than 2^54 chunks).
+func ZeeboChunk(chunk []byte, key *[8]uint32, counter uint64, flags uint32) (guts.Node, bool) {
+	if !zeeboDigestOK() || counter >= 1<<57 {
+		return guts.Node{}, false
+	}
+	return zeeboChunk(chunk, key, counter, flags), true
+}
+
+func zeeboChunk(chunk []byte, key *[8]uint32, counter uint64, flags uint32) guts.Node {
+	var d zeebo.Digest
+	chunkInto(&d, chunk, key, counter, flags)
+	v := digestView(&d)
+	return guts.Node{CV: v.chain, Block: v.block, Counter: counter, BlockLen: v.blen, Flags: v.flags}
+}
+
+// SetChunk sets x's node to the root node of chunk, the whole of an input
+// of one chunk or less, in key's mode (flags), as ZeeboChunk computes it,
+// but where x holds its node, without the copies of the node returned and
+// then set (in a Digest of 256 bytes read once, about 15 ns of 330:
+// BenchmarkDigestNew, input=256B). It leaves x.Pos as it was and x.Out
+// computed over (no block of x's output). It reports whether it set x:
+// not unless ZeeboDigestOK, and then it changes nothing.
+func (x *ZeeboXOF) SetChunk(chunk []byte, key *[8]uint32, flags uint32) bool {
+	if !zeeboDigestOK() {
+		return false
+	}
+	if !xofLayout {
+		n := zeeboChunk(chunk, key, 0, flags)
+		x.CV, x.Block, x.BlockLen, x.Flags = n.CV, n.Block, n.BlockLen, n.Flags
+		return true
+	}
+	pos := x.Pos
+	chunkInto((*zeebo.Digest)(unsafe.Pointer(x)), chunk, key, 0, flags)
+	x.counter, x.Pos = 0, pos
+	return true
+}
+
+// chunkInto leaves in d the node of chunk that ZeeboChunk returns but its
+// counter: d's counter, last block computed and count of its bytes are
+// what the last seek left.
+func chunkInto(d *zeebo.Digest, chunk []byte, key *[8]uint32, counter uint64, flags uint32) {
+	v := digestView(d)
+	v.chain, v.blen, v.flags = *key, guts.BlockSize, flags|guts.FlagChunkStart
+	for len(chunk) > guts.BlockSize {
+		BlockWords(&v.block, chunk[:guts.BlockSize])
+		_, _ = d.Seek(int64(counter*guts.BlockSize), io.SeekStart)
+		v.chain = [8]uint32(v.buf[:8])
+		v.flags &^= guts.FlagChunkStart
+		chunk = chunk[guts.BlockSize:]
+	}
+	BlockWords(&v.block, chunk)
+	v.blen, v.flags = uint32(len(chunk)), v.flags|guts.FlagChunkEnd
+}
+
+// ZeeboChunkOutput is ZeeboBlockOutput for chunk, the whole of an input
+// of one chunk or less: its root node as ZeeboChunk computes it, in the
+// Digest of zeebo's that then computes the output.
+func ZeeboChunkOutput(key *[8]uint32, flags uint32, chunk, p []byte) bool {
+	if !zeeboDigestOK() {
+		return false
+	}
+	var d zeebo.Digest
+	chunkInto(&d, chunk, key, 0, flags)
+	v := digestView(&d)
+	v.counter, v.bufn, v.flags = 0, 0, v.flags|guts.FlagRoot
+	_, _ = d.Read(p)
+	return true
+}
+
 // checkInput is the known input of n bytes and the key (as bytes and as
 // words) that the layout checks hash.
 func checkInput(n int) (in []byte, key [32]byte, kw [8]uint32) {
@@ -425,7 +494,8 @@ func ForgetZeeboHasherLayout() (restore func()) { return zeeboLayout.forget() }
 // against lukechampine's primitives, and its position and last block after
 // a seek of its own) before any is written, and last its output through
 // zeeboOutput, and through ZeeboXOF in place where that has its layout,
-// against its own Read.
+// against its own Read, and a chunk's node through ZeeboChunk against
+// lukechampine's.
 func ZeeboDigestOK() bool { return zeeboDigestOK() }
 
 func zeeboDigestCheck() bool {
@@ -478,7 +548,9 @@ func zeeboDigestCheck() bool {
 			}
 		}
 	}
-	return true
+	// And a chunk's node through seeks (zeeboChunk), a later chunk's, in
+	// a keyed mode.
+	return zeeboChunk(in[1024:2048], &kw, 1, guts.FlagKeyedHash) == guts.CompressChunk(in[1024:2048], &kw, 1, guts.FlagKeyedHash)
 }
 
 var zeeboLayout = layoutCheck{check: zeeboCheck}

@@ -37,8 +37,17 @@ func TestZeeboDigestGuard(t *testing.T) {
 	if ZeeboBlockOutput(new([8]uint32), 0, []byte{1}, p) || p[0] != 7 {
 		t.Error("ZeeboBlockOutput without the layout check: output")
 	}
+	if n, ok := ZeeboChunk(p, new([8]uint32), 0, 0); ok || n != (guts.Node{}) {
+		t.Error("ZeeboChunk without the layout check: a node")
+	}
+	if ZeeboChunkOutput(new([8]uint32), 0, []byte{1}, p) || p[0] != 7 {
+		t.Error("ZeeboChunkOutput without the layout check: output")
+	}
 	x := ZeeboXOF{BlockLen: 1, Pos: 5}
 	x.Out[0] = 7
+	if was := x; x.SetChunk([]byte{1}, new([8]uint32), 0) || x != was {
+		t.Error("ZeeboXOF.SetChunk without the layout check: a node")
+	}
 	if was := x; x.Output(0) || x != was {
 		t.Error("ZeeboXOF.Output without the layout check: output")
 	}
@@ -78,6 +87,98 @@ func TestZeeboXOF(t *testing.T) {
 					if got != was {
 						t.Fatalf("key %x, flags %#x, length %d, counter %d: the node or position changed: %+v, was %+v", cv[0], flags, n, counter, got, was)
 					}
+				}
+			}
+		}
+	}
+}
+
+// TestZeeboChunk: ZeeboChunk's node is lukechampine's (guts.CompressChunk)
+// for every length of a chunk, 0 to 1,024 bytes, in each mode's flags,
+// with the IV and another key, at chunk counters up to the last below
+// 2^57; it does not read past its chunk (the bytes after it differ), and
+// allocates nothing. From 2^57 on, it declines.
+func TestZeeboChunk(t *testing.T) {
+	buf := make([]byte, guts.ChunkSize+guts.BlockSize)
+	for i := range buf {
+		buf[i] = byte(i%251) ^ 0x3c
+	}
+	key := guts.IV
+	key[0] ^= 0x5a5a5a5a
+	for _, cv := range []*[8]uint32{&guts.IV, &key} {
+		for _, flags := range []uint32{0, guts.FlagKeyedHash, guts.FlagDeriveKeyContext, guts.FlagDeriveKeyMaterial} {
+			for _, counter := range []uint64{0, 1, 7, 1<<32 + 1, 1<<54 - 1, 1<<57 - 1} {
+				for n := 0; n <= guts.ChunkSize; n++ {
+					if n > 2*guts.BlockSize+1 && n%7 != 0 && n < guts.ChunkSize-guts.BlockSize && counter > 1 {
+						continue // every length at counters 0 and 1; a seventh elsewhere
+					}
+					got, ok := ZeeboChunk(buf[:n], cv, counter, flags)
+					if want := guts.CompressChunk(buf[:n], cv, counter, flags); !ok || got != want {
+						t.Fatalf("key %x, flags %#x, counter %d, %d bytes: %v, %+v; want %+v", cv[0], flags, counter, n, ok, got, want)
+					}
+				}
+			}
+		}
+	}
+	for _, n := range []int{0, 64, 65, 1000, 1024} {
+		a, _ := ZeeboChunk(buf[:n], &key, 3, 0)
+		buf[n] ^= 0xff
+		b, _ := ZeeboChunk(buf[:n], &key, 3, 0)
+		buf[n] ^= 0xff
+		if a != b {
+			t.Errorf("%d bytes: the node changed with the byte after the chunk", n)
+		}
+		if allocs := testing.AllocsPerRun(20, func() { _, _ = ZeeboChunk(buf[:n], &key, 3, 0) }); allocs != 0 {
+			t.Errorf("%d bytes: %v allocations, want 0", n, allocs)
+		}
+	}
+	for _, counter := range []uint64{1 << 57, 1<<64 - 1} {
+		if n, ok := ZeeboChunk(buf[:100], &key, counter, 0); ok || n != (guts.Node{}) {
+			t.Errorf("counter %#x: %v, %+v; want no node", counter, ok, n)
+		}
+	}
+}
+
+// TestZeeboChunkOutput: ZeeboChunkOutput's output is the root output of
+// the chunk's node, as lukechampine's code gives it, block after block,
+// for inputs of 0 bytes to a chunk, in each mode's flags, with the IV and
+// another key, for reads that end within the first block, at its end and
+// past it; it writes no byte past p. SetChunk sets the same node where a
+// ZeeboXOF holds it, and keeps its position.
+func TestZeeboChunkOutput(t *testing.T) {
+	in := make([]byte, guts.ChunkSize)
+	for i := range in {
+		in[i] = byte(5*i + 3)
+	}
+	key := guts.IV
+	key[0] ^= 0x5a5a5a5a
+	for _, cv := range []*[8]uint32{&guts.IV, &key} {
+		for _, flags := range []uint32{0, guts.FlagKeyedHash, guts.FlagDeriveKeyContext} {
+			for _, n := range []int{0, 1, 63, 64, 65, 128, 129, 500, guts.ChunkSize - 1, guts.ChunkSize} {
+				node := guts.CompressChunk(in[:n], cv, 0, flags)
+				node.Flags |= guts.FlagRoot
+				var want []byte
+				for i := range 3 {
+					node.Counter = uint64(i)
+					b := guts.WordsToBytes(guts.CompressNode(node))
+					want = append(want, b[:]...)
+				}
+				for _, k := range []int{0, 1, 32, 64, 65, 3 * guts.BlockSize} {
+					p := bytes.Repeat([]byte{0xee}, k+1)
+					if !ZeeboChunkOutput(cv, flags, in[:n], p[:k]) {
+						t.Fatal("ZeeboChunkOutput: zeebo's Digest is not the layout known")
+					}
+					if !bytes.Equal(p[:k], want[:k]) || p[k] != 0xee {
+						t.Fatalf("key %x, flags %#x, %d bytes, a read of %d: %x, want %x and one byte untouched", cv[0], flags, n, k, p, want[:k])
+					}
+				}
+				x := ZeeboXOF{Pos: 77}
+				if !x.SetChunk(in[:n], cv, flags) {
+					t.Fatal("SetChunk: zeebo's Digest is not the layout known")
+				}
+				node.Counter, node.Flags = 0, node.Flags&^guts.FlagRoot
+				if got := (guts.Node{CV: x.CV, Block: x.Block, BlockLen: x.BlockLen, Flags: x.Flags}); got != node || x.Pos != 77 || x.counter != 0 {
+					t.Fatalf("key %x, flags %#x, %d bytes: SetChunk %+v, position %d, counter %d; want %+v, 77, 0", cv[0], flags, n, got, x.Pos, x.counter, node)
 				}
 			}
 		}
@@ -172,44 +273,6 @@ func TestZeeboNew(t *testing.T) {
 	defer zeeboLayout.forget()()
 	if h := ZeeboNew(); h != nil {
 		t.Error("ZeeboNew without the layout check: a hasher")
-	}
-	if h := ZeeboNewMode(&kw, guts.FlagKeyedHash); h != nil {
-		t.Error("ZeeboNewMode without the layout check: a hasher")
-	}
-}
-
-// TestZeeboNewMode: a hasher from ZeeboNewMode hashes in the mode it is
-// given, as zeebo's NewKeyed and NewDeriveKey make one, though the one
-// given back before it (most likely the same one) was in another mode.
-func TestZeeboNewMode(t *testing.T) {
-	in, key, kw := checkInput(2*1024 + 10)
-	const ctx = "ZeeboNewMode test context"
-	ctxKey := zeebo.NewDeriveKey(ctx)
-	// The context key: the derive-key hasher's key words, as zeebo sets them.
-	ck := view(ctxKey).h.key
-	keyed, _ := zeebo.NewKeyed(key[:])
-	_, _ = keyed.Write(in)
-	_, _ = ctxKey.Write(in)
-	for range 2 {
-		for _, c := range []struct {
-			name  string
-			key   *[8]uint32
-			flags uint32
-			want  []byte
-		}{
-			{"keyed", &kw, guts.FlagKeyedHash, keyed.Sum(nil)},
-			{"derive-key", &ck, guts.FlagDeriveKeyMaterial, ctxKey.Sum(nil)},
-		} {
-			h := ZeeboNewMode(c.key, c.flags)
-			if h == nil {
-				t.Fatal("ZeeboNewMode: nil with the layout known")
-			}
-			_, _ = h.Write(in)
-			if got := h.Sum(nil); !bytes.Equal(got, c.want) {
-				t.Errorf("%s: %x, want zeebo's %x", c.name, got, c.want)
-			}
-			ZeeboFree(h)
-		}
 	}
 }
 
