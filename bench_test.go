@@ -632,7 +632,7 @@ func BenchmarkDigestNew(b *testing.B) {
 // the chunks before the last at Write, outside that benchmark's loop).
 func BenchmarkDigestOnce(b *testing.B) {
 	out := make([]byte, 32)
-	benchNewDigest(b, []int{64, chunkLen, 2 * chunkLen, firstLen}, func(in []byte) {
+	benchNewDigest(b, []int{64, 65, 256, chunkLen, 2 * chunkLen, firstLen}, func(in []byte) {
 		h := New()
 		_, _ = h.Write(in)
 		_, _ = h.Digest().Read(out)

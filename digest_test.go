@@ -566,6 +566,56 @@ func TestDigestBlockSource(t *testing.T) {
 	})
 }
 
+// TestDigestHeldSource: on the Go path, the Digest of a block to a chunk,
+// gathered in the Hasher, is its root node (srcNode), computed in place
+// with zeebo's compression where the plan picks zeebo (digestHeld) and
+// with lukechampine's code where it picks lukechampine, and with zeebo's
+// layout not known; in every mode, from a new Hasher and from one whose
+// derive-key context key was not kept; its output is zeebo's, read once,
+// and read again after a seek past its first block. On the native path
+// the same inputs give zeebo's output too.
+func TestDigestHeldSource(t *testing.T) {
+	in := vectorInput(chunkLen)
+	defer pinDispatch()()
+	saved := planNow.Load()
+	defer planNow.Store(saved)
+	forEachBackend(t, func(t *testing.T) {
+		for _, im := range []impl{implZeebo, implLuke} {
+			planNow.Store(planAll(im))
+			for _, layout := range []bool{true, false} {
+				restore := func() {}
+				if !layout {
+					restore = ffi.ForgetZeeboLayout()
+				}
+				for _, m := range marshalModes {
+					for _, n := range []int{guts.BlockSize + 1, 300, chunkLen} {
+						h, z := m.new(), m.ref()
+						_, _ = h.Write(in[:n])
+						_, _ = z.Write(in[:n])
+						want := make([]byte, 200)
+						_, _ = z.Digest().Read(want)
+						d := h.Digest()
+						if lib == nil && d.src != srcNode {
+							t.Errorf("%v, layout %v, %s, %d bytes: source %d, want srcNode", im, layout, m.name, n, d.src)
+						}
+						got := make([]byte, len(want))
+						if _, err := d.Read(got); err != nil || !bytes.Equal(got, want) {
+							t.Errorf("%v, layout %v, %s, %d bytes: %x, %v; want zeebo's %x", im, layout, m.name, n, got[:8], err, want[:8])
+						}
+						if _, err := d.Seek(70, io.SeekStart); err != nil {
+							t.Fatal(err)
+						}
+						if _, _ = d.Read(got[:50]); !bytes.Equal(got[:50], want[70:120]) {
+							t.Errorf("%v, layout %v, %s, %d bytes, from byte 70: %x; want zeebo's %x", im, layout, m.name, n, got[:8], want[70:78])
+						}
+					}
+				}
+				restore()
+			}
+		}
+	})
+}
+
 // TestReread: a Hasher that gathered more than a block in itself hashes
 // it all at each read (Sum, Digest), allocating nothing (a Go-path Digest
 // of more than a chunk takes its root from a pooled zeebo hasher), until

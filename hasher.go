@@ -1178,30 +1178,56 @@ func (h *Hasher) Digest() *Digest {
 	return d
 }
 
-// digestBlock is digest for an input of a block or less, gathered whole in
+// digestHeld is digest for an input of a chunk or less, gathered whole in
 // h, with none of the heap state of its path to read (zeebo's hasher, the
-// library's live tree, a buffer) and no subtree: the block is the root
-// node (as setShort makes it), set without digest's other tests, and
-// without goRoot's chunk compression and copies on the Go path. It reports
-// whether it set d. A Digest of 64 bytes read once took 1.3 to 1.8 times
-// zeebo's time through digest (BenchmarkDigestNew, input=64B;
-// docs/stream.md).
-func (h *Hasher) digestBlock(d *Digest) bool {
-	if h.sub.on || h.front != 0 || h.nbuf > guts.BlockSize {
+// library's live tree, a buffer) and no subtree: what digest computes,
+// without its tests of the reads of longer inputs (fold, absorb, which up
+// to a chunk hand nothing over). The node of a block or less is the block
+// (as setShort makes it); of more, on the Go path, it is computed where d
+// holds it where the plan picks zeebo (ZeeboXOF.SetChunk, as setShort
+// does), not returned and copied (goRoot). It reports whether it set d. A
+// Digest of 64 bytes read once took 1.3 to 1.8 times zeebo's time through
+// digest (BenchmarkDigestNew, input=64B; docs/stream.md), and a new
+// Hasher's Digest of 65 or 256 bytes on the Go path 1.2 times
+// (BenchmarkDigestOnce; docs/zeebo-api.md).
+func (h *Hasher) digestHeld(d *Digest) bool {
+	if h.sub.on || h.front != 0 || h.nbuf > chunkLen {
 		return false
 	}
 	h.start() // a zero Hasher's first Write gathers without it
-	switch {
-	case h.path == pathGo && h.g == nil && h.mode == modeDeriveKey && !h.hasCtxKey:
-		// The context key, from the context at each Digest, on the Go
-		// path, where the Hasher does not keep it (goModeKey).
-		kw, flags := h.goModeKey()
-		d.src, d.mode = srcLib, uint8(h.mode)
-		d.x.setBlock(&kw, flags, h.pending())
-	case h.path == pathGo && h.g == nil, h.path == pathNative && !h.live && h.buf == nil:
-		d.setShort(h.mode, &h.key, h.pending())
-	default:
+	if h.path == pathGo && h.g != nil || h.path == pathNative && (h.live || h.buf != nil) {
 		return false
+	}
+	in := h.pending()
+	if len(in) > guts.BlockSize {
+		// The count of the reads of more than a block that rereadNative
+		// and spillReread keep, and on the Go path the move to zeebo's
+		// hasher that it picks, which digest then reads (on the native
+		// path, up to a chunk, none moves: absorbLen). A Hasher whose
+		// copy by value was written to has panicked in start (mine).
+		if h.reread() && h.path == pathGo {
+			h.spillGo()
+			return false
+		}
+	}
+	if h.path == pathNative {
+		d.setShort(h.mode, &h.key, in)
+		return true
+	}
+	// The Go path: the context key from the context, where the Hasher
+	// does not keep it (goModeKey).
+	kw, flags := h.goModeKey()
+	d.mode = uint8(h.mode)
+	switch {
+	case len(in) <= guts.BlockSize:
+		d.src = srcLib
+		d.x.setBlock(&kw, flags, in)
+	case implFor(len(in)) == implZeebo && d.x.SetChunk(in, &kw, flags):
+		d.src = srcNode
+	default:
+		n := guts.CompressChunk(in, &kw, 0, flags)
+		d.src = srcNode
+		d.x.set(&n)
 	}
 	return true
 }
@@ -1273,7 +1299,7 @@ func (h *Hasher) spillReread() {
 
 // digest sets d, a zero Digest, to the snapshot Digest returns.
 func (h *Hasher) digest(d *Digest) {
-	if h.digestBlock(d) || h.subDigest(d) {
+	if h.digestHeld(d) || h.subDigest(d) {
 		return
 	}
 	h.start()
