@@ -74,7 +74,7 @@ func TestZeeboXOF(t *testing.T) {
 			for _, n := range []uint32{0, 1, 33, 63, 64} {
 				x := ZeeboXOF{CV: *cv, Block: block, BlockLen: n, Flags: flags, Pos: uint64(n)*7 + 3}
 				was := x
-				for _, counter := range []uint64{0, 1, 5, 1<<32 + 1, 1<<63 - 1, 1<<64 - 1, 0} {
+				for _, counter := range []uint64{0, 1, 5, 1<<32 + 1, 1<<57 - 1, 1 << 57, 1<<63 - 1, 1<<64 - 1, 0} {
 					if !x.Output(counter) {
 						t.Fatal("ZeeboXOF.Output: zeebo's Digest is not the layout known")
 					}
