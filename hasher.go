@@ -1320,8 +1320,9 @@ func (h *Hasher) digest(d *Digest) {
 	if h.path == pathGo && h.g != nil {
 		// From its root node, for goXOF's runs and the plan's compression
 		// of single blocks (docs/dispatch.md).
-		if zeeboRoots && d.x.SetRoot(h.g) {
+		if n, ok := ffi.ZeeboRoot(h.g.Digest()); ok && zeeboRoots {
 			d.src = srcNode
+			d.x.set(&n)
 			return
 		}
 		*d = Digest{src: srcGo, held: zeeboDigest(h.g)}

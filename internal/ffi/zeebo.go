@@ -216,9 +216,16 @@ type zeeboDigest struct {
 
 func digestView(d *zeebo.Digest) *zeeboDigest { return (*zeeboDigest)(unsafe.Pointer(d)) }
 
-// zeeboRoot is the root node of the output of d, a Digest that zeebo's
-// Hasher.Digest returned and nothing read; the caller checks
+// ZeeboRoot returns the root node of the output of d, a Digest that
+// zeebo's Hasher.Digest returned and nothing read, and false unless
 // ZeeboDigestOK.
+func ZeeboRoot(d *zeebo.Digest) (guts.Node, bool) {
+	if !zeeboDigestOK() {
+		return guts.Node{}, false
+	}
+	return zeeboRoot(d), true
+}
+
 func zeeboRoot(d *zeebo.Digest) guts.Node {
 	v := digestView(d)
 	return guts.Node{CV: v.chain, Block: v.block, Counter: v.counter, BlockLen: v.blen, Flags: v.flags}
@@ -375,28 +382,6 @@ func (x *ZeeboXOF) SetChunk(chunk []byte, key *[8]uint32, flags uint32) bool {
 	}
 	pos := x.Pos
 	chunkInto((*zeebo.Digest)(unsafe.Pointer(x)), chunk, key, 0, flags)
-	x.counter, x.Pos = 0, pos
-	return true
-}
-
-// SetRoot sets x's node to the root node of h's input, as h's Digest
-// computes it (zeebo's Digest is laid out as ZeeboXOF), there: without
-// ZeeboRoot's copies of the node out of that Digest and then into x
-// (BenchmarkDigestEachWrite, impl=go; docs/zeebo-api.md). It leaves x.Pos as
-// it was, and x.Out as zeebo's new Digest has it (no block of x's output).
-// It reports whether it set x: not unless ZeeboDigestOK, and then it
-// changes nothing and does not finalize h.
-func (x *ZeeboXOF) SetRoot(h *zeebo.Hasher) bool {
-	if !zeeboDigestOK() {
-		return false
-	}
-	pos := x.Pos
-	if xofLayout {
-		*(*zeebo.Digest)(unsafe.Pointer(x)) = *h.Digest()
-	} else {
-		n := zeeboRoot(h.Digest())
-		x.CV, x.Block, x.BlockLen, x.Flags = n.CV, n.Block, n.BlockLen, n.Flags
-	}
 	x.counter, x.Pos = 0, pos
 	return true
 }
