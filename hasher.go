@@ -1046,8 +1046,8 @@ func (h *Hasher) Sum(b []byte) []byte {
 // library's live tree, a buffer), no subtree and its mode's key at hand:
 // what sum computes, without its tests of the reads of longer inputs
 // (fold, absorb, which up to a chunk hand nothing over) and its frame (a
-// tree of the library's), and a block or less in plain hashing with the
-// output written straight into b. A reused keyed Hasher's Reset, Write
+// tree of the library's), and a block or less, where the plan picks zeebo
+// for it, with the output written straight into b. A reused keyed Hasher's Reset, Write
 // and Sum of 64 bytes took 1.35 times zeebo's time through sum, and 1.12
 // times here (BenchmarkReuseSum, docs/zeebo-api.md).
 func (h *Hasher) sumHeld(b []byte) []byte {
@@ -1424,14 +1424,14 @@ func (h *Hasher) goRoot() guts.Node {
 	return n
 }
 
-// goChunk is the node of in, one chunk or less, the counterth of its input,
-// in the mode of key and flags, on the Go path: with zeebo's compression
-// (ffi.ZeeboChunk) where the plan picks zeebo for its length, as a one-shot
-// hash of it would, else with lukechampine's one-chunk code. Compressed
-// with lukechampine's code only, a Digest of 1 KiB read once took 1.6
-// times zeebo's time on a host where zeebo's assembly is the faster, and
-// a keyed Hasher's Sum of 1 KiB 1.3 times what it takes now
-// (BenchmarkDigestNew, BenchmarkSumKeyed, docs/stream.md).
+// goChunk is the node of in, one chunk or less, chunk number counter of
+// its input, in the mode of key and flags, on the Go path (the last chunk
+// after goFront's or fold's): with zeebo's compression (ffi.ZeeboChunk)
+// where the plan picks zeebo for its length, as a one-shot hash of it
+// would, else with lukechampine's one-chunk code. Compressed with
+// lukechampine's code only, a Digest of 1 KiB read once took 1.6 times
+// zeebo's time on a host where zeebo's assembly is the faster
+// (BenchmarkDigestNew, docs/stream.md).
 func goChunk(in []byte, key *[8]uint32, counter uint64, flags uint32) guts.Node {
 	if n := len(in); n > guts.BlockSize && n <= chunkLen && implFor(n) == implZeebo {
 		if node, ok := ffi.ZeeboChunk(in, key, counter, flags); ok {

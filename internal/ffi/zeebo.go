@@ -339,16 +339,16 @@ func ZeeboBlockOutput(cv *[8]uint32, flags uint32, in, p []byte) bool {
 
 // ZeeboChunk is guts.CompressChunk with zeebo's compression of one block
 // (SSE4.1 assembly on amd64, where lukechampine's is portable Go): the
-// node of chunk, a chunk or less, the chunkth of its input, in key's mode
-// (flags). Each block but the last is compressed in a Digest of zeebo's
-// by a seek to the start of the output (zeebo's setPosition: the counter
-// set, one compression into its buffer), whose first half is the next
-// chaining value: zeebo's hasher, the one other way to its compression of
-// a chunk, needs the input copied into it, and from a pool (a Digest of
-// 256 bytes read once took 1.25 times zeebo's time through one;
-// BenchmarkDigestNew, input=256B, docs/zeebo-api.md). It returns false,
-// having computed nothing, unless ZeeboDigestOK, and for a counter of
-// 2^57 or more, past a seek's reach (an input of 2^64-1 bytes has fewer
+// node of chunk, a chunk or less, chunk number counter of its input, in
+// key's mode (flags). Each block but the last is compressed in a Digest of
+// zeebo's by a seek to the start of the output (zeebo's setPosition: the
+// counter set, one compression into its buffer), whose first half is the
+// next chaining value: zeebo's hasher, the one other way to its
+// compression of a chunk, needs the input copied into it, and from a pool
+// (a Digest of 256 bytes read once took 1.25 times zeebo's time through
+// one; BenchmarkDigestNew, input=256B, docs/zeebo-api.md). It returns
+// false, having computed nothing, unless ZeeboDigestOK, and for a counter
+// of 2^57 or more, past a seek's reach (an input of 2^64-1 bytes has fewer
 // than 2^54 chunks).
 func ZeeboChunk(chunk []byte, key *[8]uint32, counter uint64, flags uint32) (guts.Node, bool) {
 	if !zeeboDigestOK() || counter >= 1<<57 {
