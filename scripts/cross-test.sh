@@ -10,6 +10,11 @@
 #   arm64     linux/arm64 test binary under qemu-aarch64: native, NEON;
 #             vectors, differential, subtree, cache tests; and staticprog
 #             against Debian 11's glibc (rust/debian11/arm64/libc6)
+#   bigendian linux/s390x test binaries under qemu-s390x (the Go path: no
+#             library there): internal/ffi, whose mirror of zeebo's layouts
+#             has big-endian code (words that are not their bytes) that runs
+#             nowhere else, and the Go path's vectors, differential, Digest,
+#             dispatch and fold tests
 #   darwin    darwin/amd64 and darwin/arm64: the package and ./cmd/b3sum build
 #             (CGO_ENABLED=0) and pass go vet
 #   others    every target `go tool dist list` names where a program using
@@ -65,6 +70,8 @@ common_tests='TestVectors|TestVectorsFile|TestDifferentialNativeGo|TestDifferent
 # read tests for the paths that pool the calls' memory there.
 windows_tests="^($common_tests|TestAllocations|TestAllocationsDigest|TestDigestAheadAllocatesOnce|TestDifferentialDigestSmallReads|TestDigestFirstRead|TestBadInputBatching|TestLoaderEnv(Default|Go|Bogus|NativeGood|LibraryGood|LibraryRelative))\$"
 arm64_tests="^($common_tests|TestLoaderNoFDLeak|TestLoaderDlerrorText|TestLoaderInitTime|TestCache(Load|Damaged|Unwritable|OthersWritable|OtherOwner))\$"
+# The big-endian run: the Go path's tests (the native ones skip there).
+bigendian_tests="^($common_tests|TestDigest.*|TestGoFold|TestGoFront|TestReread|TestDispatchBlock|TestGoChunk|TestMarshal.*)\$"
 # Tests that must have PASSed (not skipped) in an emulated run.
 must_pass='TestVectors TestDifferentialNativeGo TestDifferentialGoRef TestSubtreeNativeEqualsGo'
 
@@ -123,6 +130,10 @@ need_windows_tools() {
 	command -v wineserver >/dev/null || [ -x /usr/lib/wine/wineserver ] || pkgs+=(wine64)
 	command -v x86_64-w64-mingw32-gcc >/dev/null || pkgs+=(gcc-mingw-w64-x86-64)
 	[ ${#pkgs[@]} -eq 0 ] || install_missing "${pkgs[@]}"
+}
+
+need_s390x_tools() {
+	command -v qemu-s390x >/dev/null || install_missing qemu-user
 }
 
 need_arm64_tools() {
@@ -251,6 +262,25 @@ linux_arm64() {
 }
 step_arm64() { linux_arm64; result $? "linux/arm64 (qemu-aarch64: native backend, NEON, tests)"; }
 
+# linux_s390x runs the big-endian test binaries: static (purego is not a
+# dependency there), so qemu-s390x runs them without a sysroot.
+linux_s390x() {
+	need_s390x_tools || return 1
+	local bin="$tmp/s390x" rc ok=0 must_pass='TestVectors TestDifferentialGoRef TestDigestHeldSource TestDispatchBlock'
+	mkdir -p "$bin"
+	x env GOOS=linux GOARCH=s390x CGO_ENABLED=0 go test -c -o "$bin/ffi.test" ./internal/ffi || return 1
+	x env GOOS=linux GOARCH=s390x CGO_ENABLED=0 go test -c -o "$bin/blake3.test" . || return 1
+	(cd internal/ffi && x env -u BLAKE3_STRICT timeout "$EMU_TIMEOUT" qemu-s390x "$bin/ffi.test" -test.short -test.v) >"$tmp/s390x-ffi.log" 2>&1
+	rc=$?
+	must_pass='TestZeeboDigestOK TestZeeboXOF TestZeeboChunk TestZeeboChunkOutput TestCVWords' check_test_log "$tmp/s390x-ffi.log" $rc "linux/s390x internal/ffi" || ok=1
+	x env -u BLAKE3_STRICT -u BLAKE3_LIBRARY BLAKE3_BACKEND=go timeout "$EMU_TIMEOUT" \
+		qemu-s390x "$bin/blake3.test" -test.short -test.v -test.run "$bigendian_tests" >"$tmp/s390x.log" 2>&1
+	rc=$?
+	check_test_log "$tmp/s390x.log" $rc "linux/s390x" || ok=1
+	return $ok
+}
+step_bigendian() { linux_s390x; result $? "linux/s390x (qemu-s390x: big-endian, the Go path, tests)"; }
+
 # purego_absent TARGET [TAGS]: github.com/ebitengine/purego is not a
 # dependency of any package of the module.
 purego_absent() {
@@ -317,11 +347,11 @@ step_static() {
 # --- main --------------------------------------------------------------------
 
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(windows arm64 darwin others static)
+[ ${#steps[@]} -gt 0 ] || steps=(windows arm64 bigendian darwin others static)
 for s in "${steps[@]}"; do
 	case $s in
-	windows | arm64 | darwin | others | static) ;;
-	*) say "unknown step $s (windows arm64 darwin others static)" >&2; exit 2 ;;
+	windows | arm64 | bigendian | darwin | others | static) ;;
+	*) say "unknown step $s (windows arm64 bigendian darwin others static)" >&2; exit 2 ;;
 	esac
 done
 
