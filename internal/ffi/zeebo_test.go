@@ -53,6 +53,22 @@ func TestZeeboDigestGuard(t *testing.T) {
 	}
 }
 
+// otherKey is the key the tests hash under beside the IV.
+func otherKey() [8]uint32 {
+	key := guts.IV
+	key[0] ^= 0x5a5a5a5a
+	return key
+}
+
+// patterned is n bytes of the pattern mul*i+add.
+func patterned(n int, mul, add byte) []byte {
+	in := make([]byte, n)
+	for i := range in {
+		in[i] = byte(i)*mul + add
+	}
+	return in
+}
+
 // TestZeeboXOF: Output computes the root output block at its counter where
 // x holds the node, as lukechampine's portable compression gives it, for
 // parent nodes and chunk nodes of every block length, in each mode's
@@ -67,8 +83,7 @@ func TestZeeboXOF(t *testing.T) {
 	for i := range block {
 		block[i] = uint32(i)*0x9e3779b9 + 1
 	}
-	key := guts.IV
-	key[0] ^= 0x5a5a5a5a
+	key := otherKey()
 	for _, cv := range []*[8]uint32{&guts.IV, &key} {
 		for _, flags := range []uint32{guts.FlagParent, guts.FlagParent | guts.FlagKeyedHash, guts.FlagChunkStart | guts.FlagChunkEnd | guts.FlagDeriveKeyMaterial, guts.FlagChunkEnd} {
 			for _, n := range []uint32{0, 1, 33, 63, 64} {
@@ -103,8 +118,7 @@ func TestZeeboChunk(t *testing.T) {
 	for i := range buf {
 		buf[i] = byte(i%251) ^ 0x3c
 	}
-	key := guts.IV
-	key[0] ^= 0x5a5a5a5a
+	key := otherKey()
 	for _, cv := range []*[8]uint32{&guts.IV, &key} {
 		for _, flags := range []uint32{0, guts.FlagKeyedHash, guts.FlagDeriveKeyContext, guts.FlagDeriveKeyMaterial} {
 			for _, counter := range []uint64{0, 1, 7, 1<<32 + 1, 1<<54 - 1, 1<<57 - 1} {
@@ -146,12 +160,8 @@ func TestZeeboChunk(t *testing.T) {
 // past it; it writes no byte past p. SetChunk sets the same node where a
 // ZeeboXOF holds it, and keeps its position.
 func TestZeeboChunkOutput(t *testing.T) {
-	in := make([]byte, guts.ChunkSize)
-	for i := range in {
-		in[i] = byte(5*i + 3)
-	}
-	key := guts.IV
-	key[0] ^= 0x5a5a5a5a
+	in := patterned(guts.ChunkSize, 5, 3)
+	key := otherKey()
 	for _, cv := range []*[8]uint32{&guts.IV, &key} {
 		for _, flags := range []uint32{0, guts.FlagKeyedHash, guts.FlagDeriveKeyContext} {
 			for _, n := range []int{0, 1, 63, 64, 65, 128, 129, 500, guts.ChunkSize - 1, guts.ChunkSize} {
@@ -191,12 +201,8 @@ func TestZeeboChunkOutput(t *testing.T) {
 // and with another key, for reads that end within the first block, at its
 // end and past it; and it writes no byte past p.
 func TestZeeboBlockOutput(t *testing.T) {
-	in := make([]byte, guts.BlockSize)
-	for i := range in {
-		in[i] = byte(3*i + 1)
-	}
-	key := guts.IV
-	key[0] ^= 0x5a5a5a5a
+	in := patterned(guts.BlockSize, 3, 1)
+	key := otherKey()
 	for _, cv := range []*[8]uint32{&guts.IV, &key} {
 		for _, flags := range []uint32{0, guts.FlagKeyedHash, guts.FlagDeriveKeyMaterial} {
 			for n := 0; n <= len(in); n++ {
