@@ -203,6 +203,41 @@ func BenchmarkDigestAgain(b *testing.B) {
 	}
 }
 
+// BenchmarkSumAgain takes the Sum of one Hasher again and again, or a
+// Digest of it and 32 bytes of output, unchanged after one write: a
+// chunk and a byte (in the library's tree after 8 KiB hashed again:
+// rereadNative), 8 chunks and a byte (the tree of the first write held in
+// the Hasher: front), 63 chunks and a byte (six subtrees): the root of a
+// tree and a part of a chunk, which tailGo computes in Go or in the
+// library.
+func BenchmarkSumAgain(b *testing.B) {
+	waitPlan()
+	for _, size := range []int{chunkLen + 1, 8*chunkLen + 1, 63*chunkLen + 1} {
+		data := vectorInput(size)
+		for _, read := range []string{"sum", "digest"} {
+			for _, impl := range []string{"auto", "zeebo"} {
+				b.Run("size="+sizeName(size)+"/read="+read+"/impl="+impl, func(b *testing.B) {
+					h, z := New(), zeebo.New()
+					_, _ = h.Write(data)
+					_, _ = z.Write(data)
+					sum, digest := h.Sum, func(p []byte) { _, _ = h.Digest().Read(p) }
+					if impl == "zeebo" {
+						sum, digest = z.Sum, func(p []byte) { _, _ = z.Digest().Read(p) }
+					}
+					var out [32]byte
+					for b.Loop() {
+						if read == "sum" {
+							sum(out[:0])
+						} else {
+							digest(out[:])
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
 // BenchmarkDispatch times the candidates of the dispatch (dispatch.go) one
 // after the other: for each size up to 64 KiB, zeebo, lukechampine, the
 // library through one crossing ("native"), and this package's Sum256

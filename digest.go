@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"slices"
 	"sync/atomic"
 
@@ -85,6 +86,37 @@ func (x *xof) setParent(cv *[8]uint32, flags uint32, left, right *[32]byte) {
 // (BenchmarkDigestNew).
 func (x *xof) set(n *guts.Node) {
 	x.CV, x.Block, x.BlockLen, x.Flags = n.CV, n.Block, n.BlockLen, n.Flags
+}
+
+// setTail sets x's node to the root node of an input of chunks whole
+// chunks, the chaining values of whose subtrees cv holds, and then
+// tail, a part of a chunk, in the mode of key and flags, as lukechampine's
+// Hasher computes its root: tail's node, then the parent of each
+// subtree's value and the node's, from the smallest subtree. It computes
+// them where x holds its node, with zeebo's compression of one block
+// (ffi.ZeeboXOF.SetChunk and Parent; SSE4.1 assembly on amd64), where the
+// plan picks zeebo for tail's length, as a one-shot hash of it would
+// (tailGo has the rule for the native path); else with lukechampine's
+// code, whose compression of a node is portable Go. It takes a Sum or a
+// Digest of a Hasher whose last chunk is not whole, after the library's
+// tree of the chunks before it, out of the library, and the Go path's
+// chunks before it out of lukechampine's code: BenchmarkSumAgain
+// (docs/zeebo-api.md).
+func (x *xof) setTail(byZeebo bool, chunks uint64, cv cvStack, key *[8]uint32, flags uint32, tail []byte) {
+	if byZeebo && x.SetChunk(tail, key, chunks, flags) {
+		counter := chunks
+		for rest := chunks; rest != 0; rest &= rest - 1 {
+			// SetChunk's check is Parent's, and counter is at most its.
+			_ = x.Parent(cv.at(bits.TrailingZeros64(rest)), counter, key, flags)
+			counter = 0
+		}
+		return
+	}
+	n := guts.CompressChunk(tail, key, chunks, flags)
+	for rest := chunks; rest != 0; rest &= rest - 1 {
+		n = guts.ParentNode(cvWords(cv.at(bits.TrailingZeros64(rest))), guts.ChainingValue(n), key, flags)
+	}
+	x.set(&n)
 }
 
 // ref is x's node, where it is.
@@ -373,8 +405,11 @@ func (d *Digest) first() {
 // blockGo is goXOF's output of one block, the one at counter, by zeebo's
 // compression (zeeboBlockOut), computed where d holds its node and its
 // block at hand (ffi.ZeeboXOF.Output), and reports whether it computed it.
-func (d *Digest) blockGo(counter uint64) bool {
-	return zeeboBlocks && !blocksByLuke.Load() && d.x.Output(counter)
+func (d *Digest) blockGo(counter uint64) bool { return d.x.blockGo(counter) }
+
+// blockGo is Digest.blockGo for x.
+func (x *xof) blockGo(counter uint64) bool {
+	return zeeboBlocks && !blocksByLuke.Load() && x.Output(counter)
 }
 
 // shortFetch is fetch from the library, from the input (srcShort). Where
@@ -463,7 +498,7 @@ func (d *Digest) setShort(mode uint32, key *[32]byte, in []byte) {
 	}
 	im := implFor(len(in))
 	if im == implZeebo || im == implNative && zeeboAsm {
-		if d.x.SetChunk(in, kw, flags) {
+		if d.x.SetChunk(in, kw, 0, flags) {
 			d.src = srcNode
 			return
 		}

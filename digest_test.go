@@ -1393,39 +1393,58 @@ func TestDigestFirstGoPath(t *testing.T) {
 	})
 }
 
-// TestGoChunk: goChunk's node is lukechampine's (guts.CompressChunk) for
-// inputs of up to a chunk, at the first chunk and a later one, in each
-// mode's flags, on plans that pick zeebo (its compression, through
-// ffi.ZeeboChunk) and lukechampine for every length, and with zeebo's
-// layout unknown; through zeebo, it allocates nothing. The lengths around
-// a block, and a chunk, and one above a chunk, which goChunk hashes as one
-// chunk with lukechampine's code on any plan (no caller gives it one).
-func TestGoChunk(t *testing.T) {
-	in := vectorInput(chunkLen + 100)
+// TestSetTail: setTail's node is the root node of whole chunks and then a
+// part of a chunk as lukechampine's code computes it (guts.CompressChunk,
+// then guts.ParentNode for each subtree, from the smallest), for trees of
+// none to 2^54-1 chunks and tails of none to a chunk, in each mode's
+// flags, by zeebo's compression (ffi.ZeeboXOF.SetChunk and Parent) and
+// lukechampine's, and by lukechampine's where zeebo's layout is unknown;
+// it allocates nothing.
+func TestSetTail(t *testing.T) {
+	in := vectorInput(chunkLen)
 	var key [32]byte
 	copy(key[:], vectorInput(64)[32:])
 	kw := cvWords(&key)
-	defer pinDispatch()()
-	for _, im := range []impl{implZeebo, implLuke} {
-		planNow.Store(planAll(im))
-		for _, n := range []int{0, blockLen, blockLen + 1, 300, chunkLen - 1, chunkLen, chunkLen + 100} {
-			for _, c := range []struct {
-				key     *[8]uint32
-				counter uint64
-				flags   uint32
-			}{{&guts.IV, 0, 0}, {&kw, 0, guts.FlagKeyedHash}, {&kw, 5, guts.FlagDeriveKeyMaterial}, {&guts.IV, 1<<54 - 1, 0}} {
-				if got, want := goChunk(in[:n], c.key, c.counter, c.flags), guts.CompressChunk(in[:n], c.key, c.counter, c.flags); got != want {
-					t.Errorf("plan %v, %d bytes, counter %d, flags %#x: %+v; want %+v", im, n, c.counter, c.flags, got, want)
-				}
-			}
-			if a := testing.AllocsPerRun(20, func() { _ = goChunk(in[:n], &kw, 1, guts.FlagKeyedHash) }); a != 0 && !raceEnabled {
-				t.Errorf("plan %v, %d bytes: %v allocations per call, want 0", im, n, a)
+	var stack [64][32]byte
+	for i := range stack {
+		copy(stack[i][:], vectorInput(32 * (i + 2))[32*(i+1):])
+	}
+	cv := cvStack{lo: stack[:]}
+	want := func(chunks uint64, key *[8]uint32, flags uint32, tail []byte) guts.Node {
+		n := guts.CompressChunk(tail, key, chunks, flags)
+		for i := range 64 {
+			if chunks&(1<<i) != 0 {
+				n = guts.ParentNode(cvWords(&stack[i]), guts.ChainingValue(n), key, flags)
 			}
 		}
+		return n
 	}
-	planNow.Store(planAll(implZeebo))
+	check := func(what string, byZeebo bool) {
+		t.Helper()
+		for _, chunks := range []uint64{0, 1, 2, 3, 6, 255, 1<<40 + 0x5a5a5, 1<<54 - 1} {
+			for _, n := range []int{0, 1, blockLen, blockLen + 1, 300, chunkLen - 1, chunkLen} {
+				for _, c := range []struct {
+					key   *[8]uint32
+					flags uint32
+				}{{&guts.IV, 0}, {&kw, guts.FlagKeyedHash}, {&kw, guts.FlagDeriveKeyMaterial}} {
+					var x xof
+					x.Pos = 77
+					x.setTail(byZeebo, chunks, cv, c.key, c.flags, in[:n])
+					w := want(chunks, c.key, c.flags, in[:n])
+					w.Counter = 0 // the root's, which its output blocks set
+					if got := x.node(); got != w || x.Pos != 77 {
+						t.Fatalf("%s, %d chunks, %d bytes, flags %#x: %+v at %d; want %+v at 77", what, chunks, n, c.flags, got, x.Pos, w)
+					}
+				}
+			}
+		}
+		var x xof
+		if a := testing.AllocsPerRun(20, func() { x.setTail(byZeebo, 255, cv, &kw, guts.FlagKeyedHash, in[:300]) }); a != 0 && !raceEnabled {
+			t.Errorf("%s: %v allocations per call, want 0", what, a)
+		}
+	}
+	check("zeebo's compression", true)
+	check("lukechampine's", false)
 	defer ffi.ForgetZeeboLayout()()
-	if got, want := goChunk(in[:300], &kw, 2, guts.FlagKeyedHash), guts.CompressChunk(in[:300], &kw, 2, guts.FlagKeyedHash); got != want {
-		t.Errorf("zeebo's layout not known: %+v; want %+v", got, want)
-	}
+	check("zeebo's layout not known", true)
 }

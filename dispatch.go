@@ -5,6 +5,7 @@ package blake3
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -105,6 +106,7 @@ func implFor(n int) impl {
 func startDispatch(l *ffi.Symbols) {
 	p := defaultPlan(l != nil, runtime.GOARCH, zeeboAsm)
 	planNow.Store(&p)
+	tailMax.Store(nil)
 	planDone = make(chan struct{})
 	d := &dispatchRun{l: l, def: p, cur: &p, treeClock: treeClock, rechecks: planRechecks}
 	go func(done chan struct{}) {
@@ -166,6 +168,7 @@ type dispatchTimes struct {
 	plan   [][]float64
 	blocks [2]float64
 	tree   [len(treeSizes)][2]float64
+	tail   [len(tailWays)][len(tailDepths)]float64
 }
 
 // snapshot times the candidates once, makes the plan and the choices that
@@ -178,7 +181,7 @@ func (d *dispatchRun) snapshot() {
 		dispatchMu.Unlock()
 		return
 	}
-	t := dispatchTimes{plan: measurePlan(d.l), blocks: measureBlocks()}
+	t := dispatchTimes{plan: measurePlan(d.l), blocks: measureBlocks(), tail: measureTail(d.l)}
 	if d.l == nil {
 		t.tree = measureTree(d.treeClock)
 	} else {
@@ -199,6 +202,7 @@ func (d *dispatchRun) snapshot() {
 	if ok {
 		blocksByLuke.Store(byLuke)
 		bigByTree.Store(tree)
+		tailMax.Store(tailLevelsFrom(&p, d.best.plan, d.best.tail))
 	}
 	dispatchMu.Unlock()
 	if ok && d.snaps <= len(d.rechecks) {
@@ -226,6 +230,11 @@ func (b *dispatchTimes) keepLeast(t *dispatchTimes) {
 	for i := range b.tree {
 		for c := range b.tree[i] {
 			least(&b.tree[i][c], t.tree[i][c])
+		}
+	}
+	for w := range b.tail {
+		for k := range b.tail[w] {
+			least(&b.tail[w][k], t.tail[w][k])
 		}
 	}
 }
@@ -415,6 +424,143 @@ func (p *plan) String() string {
 		c = e + 1
 	}
 	return string(b[:len(b)-1])
+}
+
+// tailMax holds, for each size class up to a chunk, the most subtrees a
+// tree may have for the root of its input and then a part of a chunk of
+// that size to be computed in Go on the native path (tailGo), as
+// tailLevelsFrom makes it: none (the library) until it is measured.
+var tailMax atomic.Pointer[levels]
+
+// levels is tailMax's table: a count of subtrees for each size class up to
+// a chunk.
+type levels [chunkLen/blockLen + 1]uint8
+
+// tailLevels is tailMax's count for a part of a chunk of n bytes.
+func tailLevels(n int) int {
+	if l := tailMax.Load(); l != nil {
+		return int(l[planClass(n)])
+	}
+	return 0
+}
+
+// tailDepths are the counts of subtrees measureTail times a tree's root
+// at: the cost of a subtree is the slope between them.
+var tailDepths = [2]uint64{1, 1<<16 - 1}
+
+// measureTail times the root output of a tree of the library's with
+// tailDepths' subtrees and a part of a chunk of one byte after them (the
+// first block of the output), side by side, as measurePlan times the
+// one-shot hashes: by the library (tree_finalize), and in Go (xof.setTail)
+// with zeebo's compression and with lukechampine's. It returns their best
+// times, [way][depth], the ways being tailWays; -1 where not timed (zeebo's
+// out of reach, or no library).
+func measureTail(l *ffi.Symbols) [len(tailWays)][len(tailDepths)]float64 {
+	var best [len(tailWays)][len(tailDepths)]float64
+	for w := range best {
+		best[w] = [len(tailDepths)]float64{-1, -1}
+	}
+	var t ffi.Tree
+	if l == nil || l.TreeInit(&t, modeHash, nil, 0) != ffi.OK {
+		return best
+	}
+	for i := range t.Stack {
+		t.Stack[i][0] = byte(i)
+	}
+	for r := range planRounds {
+		for k := range tailWays {
+			w := (k + r) % len(tailWays)
+			if tailWays[w] == implZeebo && !ffi.ZeeboDigestOK() {
+				continue
+			}
+			for d, chunks := range tailDepths {
+				t.Chunks = chunks
+				if ns := timeTail(l, tailWays[w], &t); best[w][d] < 0 || ns < best[w][d] {
+					best[w][d] = ns
+				}
+			}
+		}
+	}
+	return best
+}
+
+// tailWays are the ways measureTail times.
+var tailWays = [...]impl{implNative, implZeebo, implLuke}
+
+// timeTail is the time of the root output of t and a one-byte tail by c
+// (measureTail), in ns: a batch, divided, after a few untimed ones.
+func timeTail(l *ffi.Symbols, c impl, t *ffi.Tree) float64 {
+	const reps = 8
+	var out [32]byte
+	tail := []byte{1}
+	root := func(k int) {
+		for range k {
+			if c == implNative {
+				_ = l.TreeFinalize(t, tail, 0, out[:])
+				continue
+			}
+			var x xof
+			x.setTail(c == implZeebo, t.Chunks, cvStack{lo: t.Stack[:]}, &guts.IV, 0, tail)
+			if !x.blockGo(0) {
+				goXOF(x.ref(), 0, out[:])
+			}
+		}
+	}
+	root(2)
+	start := time.Now()
+	root(reps)
+	return float64(time.Since(start).Nanoseconds()) / reps
+}
+
+// tailLevelsFrom is tailMax from the plan p, made from best (the
+// candidates' one-shot times at planSizes), and tail (measureTail's
+// times): for each size class up to a chunk where p picks a Go package,
+// the most subtrees for which that package's root of a tree and a part of
+// a chunk of that size costs no more than the library's. A root costs
+// each way a part that does not depend on the count of subtrees and a
+// part for each subtree: measureTail has them for a tail of one byte; a
+// longer tail adds its blocks to each way, which the one-shot times of
+// the tail against those of a block compare. Where the Go package's cost
+// of a subtree is no more than the library's, any count; else as many as
+// what the Go package saves on the rest pays for. On one AVX-512 host the
+// library's tree_finalize took about as long for each subtree as zeebo's
+// compression of a parent node, and far longer for the rest
+// (docs/dispatch.md).
+func tailLevelsFrom(p *plan, best [][]float64, tail [len(tailWays)][len(tailDepths)]float64) *levels {
+	var l levels
+	span := float64(tailDepths[1] - tailDepths[0])
+	for cl := 1; cl < len(l); cl++ {
+		var w int
+		switch p[cl] {
+		case implZeebo:
+			w = 1
+		case implLuke:
+			w = 2
+		default:
+			continue
+		}
+		// What the tail's blocks after its first add, each way.
+		more := func(c impl) float64 {
+			a, b := interpolate(planSizes, best, c, blockLen), interpolate(planSizes, best, c, cl*blockLen)
+			if a < 0 || b < 0 {
+				return math.NaN()
+			}
+			return b - a
+		}
+		if min(tail[0][0], tail[0][1], tail[w][0], tail[w][1]) < 0 {
+			continue
+		}
+		save := tail[0][0] + more(implNative) - tail[w][0] - more(p[cl]) // at one subtree; NaN (no level) where not timed
+		goEach, libEach := (tail[w][1]-tail[w][0])/span, (tail[0][1]-tail[0][0])/span
+		switch {
+		case !(save >= 0):
+		case goEach <= libEach:
+			l[cl] = 64
+		default:
+			l[cl] = uint8(min(64, 1+save/(goEach-libEach)))
+		}
+	}
+	return &l
 }
 
 // blocksByLuke reports whether goXOF, and a Digest for its block at hand

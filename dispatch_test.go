@@ -56,9 +56,10 @@ func pinDispatch() (restore func()) {
 	saved := planNow.Load()
 	p := *saved
 	planNow.Store(&p)
-	tree, byLuke := bigByTree.Load(), blocksByLuke.Load()
+	tree, byLuke, levels := bigByTree.Load(), blocksByLuke.Load(), tailMax.Load()
 	dispatchMu.Unlock()
 	return func() {
+		tailMax.Store(levels)
 		bigByTree.Store(tree)
 		blocksByLuke.Store(byLuke)
 		planNow.Store(saved)
@@ -248,6 +249,16 @@ func TestDispatchBlock(t *testing.T) {
 
 // planAll is a plan that picks im at every size, but lukechampine above a
 // chunk, where no plan picks it (it is slow there): zeebo then.
+// setTailLevels makes tailGo allow trees of up to k subtrees at every
+// length of a part of a chunk.
+func setTailLevels(k uint8) {
+	var l levels
+	for i := range l {
+		l[i] = k
+	}
+	tailMax.Store(&l)
+}
+
 func planAll(im impl) *plan {
 	var p plan
 	for c := range p {
@@ -421,6 +432,170 @@ func TestDispatchTreeWiring(t *testing.T) {
 	}
 }
 
+// TestDispatchTailLevels: tailLevelsFrom, on made-up times, allows any
+// count of subtrees where the Go package's cost of one is no more than
+// the library's, else as many as its saving on the rest pays for, that
+// saving counting the tail's blocks after its first at each one's cost of
+// a block (the one-shot times); none where the plan picks the library, or
+// where a time it needs is not timed (-1: zeebo's layout unknown, or no
+// library).
+func TestDispatchTailLevels(t *testing.T) {
+	// One-shot times: zeebo 50 + 10 a block after the first, lukechampine
+	// 60 + 20, the library 150 + 12.
+	best := make([][]float64, len(planSizes))
+	for i, n := range planSizes {
+		blocks := float64(max(n-1, 0) / blockLen)
+		best[i] = []float64{implNative: 150 + 12*blocks, implZeebo: 50 + 10*blocks, implLuke: 60 + 20*blocks, implTree: -1}
+	}
+	span := float64(tailDepths[1] - tailDepths[0])
+	depth := func(one, each float64) [len(tailDepths)]float64 { return [2]float64{one, one + each*span} }
+	var p plan
+	for c := range p {
+		p[c] = []impl{implZeebo, implLuke, implNative}[c%3]
+	}
+	for _, c := range []struct {
+		name string
+		tail [len(tailWays)][len(tailDepths)]float64
+		want func(cl int) int // for classes 1 to 16
+	}{
+		{"Go's subtree cheaper", [3][2]float64{depth(200, 80), depth(150, 70), depth(190, 80)}, func(cl int) int {
+			k := float64(cl - 1) // the tail's blocks after its first
+			switch {
+			case p[cl] == implZeebo: // 50 saved, and 2 a block
+				return 64
+			case p[cl] == implLuke && 10-8*k >= 0: // the same cost of a subtree; 10 saved, less 8 a block
+				return 64
+			}
+			return 0
+		}},
+		{"Go's subtree dearer", [3][2]float64{depth(240, 80), depth(180, 90), depth(200, 100)}, func(cl int) int {
+			k := float64(cl - 1)
+			switch p[cl] {
+			case implZeebo: // 60 saved, and 2 a block; 10 more a subtree
+				return 1 + int((60+2*k)/10)
+			case implLuke: // 40 saved, less 8 a block; 20 more a subtree
+				if s := 40 - 8*k; s >= 0 {
+					return 1 + int(s/20)
+				}
+			}
+			return 0
+		}},
+		{"the same costs", [3][2]float64{depth(200, 80), depth(200, 80), depth(200, 80)}, func(cl int) int {
+			switch {
+			case p[cl] == implZeebo: // 2 saved a block
+				return 64
+			case p[cl] == implLuke && cl == 1: // nothing saved
+				return 64
+			}
+			return 0
+		}},
+		{"zeebo not timed", [3][2]float64{depth(200, 80), {-1, -1}, depth(190, 80)}, func(cl int) int {
+			if p[cl] == implLuke && 10-8*float64(cl-1) >= 0 {
+				return 64
+			}
+			return 0
+		}},
+		{"no library", [3][2]float64{{-1, -1}, depth(150, 70), depth(190, 70)}, func(int) int { return 0 }},
+	} {
+		l := tailLevelsFrom(&p, best, c.tail)
+		if l[0] != 0 {
+			t.Errorf("%s: class 0 (no tail): %d subtrees", c.name, l[0])
+		}
+		for cl := 1; cl < len(l); cl++ {
+			if want := c.want(cl); int(l[cl]) != want {
+				t.Errorf("%s: class %d (%v): %d subtrees, want %d", c.name, cl, p[cl], l[cl], want)
+			}
+		}
+	}
+	// The plan's times not taken for the library (the Go path's plan).
+	noLib := make([][]float64, len(best))
+	for i := range best {
+		noLib[i] = slices.Clone(best[i])
+		noLib[i][implNative] = -1
+	}
+	if l := tailLevelsFrom(&p, noLib, [3][2]float64{depth(200, 80), depth(150, 70), depth(190, 70)}); *l != (levels{}) {
+		t.Errorf("the library's one-shots not timed: %v, want none", *l)
+	}
+}
+
+// TestMeasureTail: measureTail times each way of computing a tree's root,
+// more for the deeper tree; not zeebo's where its layout is unknown, and
+// none without the library; and the measurement that startDispatch
+// starts installs its levels (tailMax) where the library is loaded.
+func TestMeasureTail(t *testing.T) {
+	none := [2]float64{-1, -1}
+	if got := measureTail(nil); got != [3][2]float64{none, none, none} {
+		t.Errorf("no library: %v, want none timed", got)
+	}
+	if lib == nil {
+		t.Skip("no native library: no tree to time")
+	}
+	waitPlan()
+	if tailMax.Load() == nil {
+		t.Error("the measurement installed no levels")
+	}
+	got := measureTail(lib)
+	for w, d := range got {
+		if d[0] <= 0 || d[1] <= d[0] {
+			t.Errorf("%v: %v ns at %d and %d subtrees, want positive times, more for more", tailWays[w], d, tailDepths[0], tailDepths[1])
+		}
+	}
+	defer ffi.ForgetZeeboLayout()()
+	if got := measureTail(lib); got[1] != none || got[0][0] < 0 || got[2][0] < 0 {
+		t.Errorf("zeebo's layout unknown: %v, want zeebo's untimed and the others timed", got)
+	}
+}
+
+// TestTailGo: the rule for a tree's root and a part of a chunk in Go: a
+// part of a chunk, neither empty nor whole, after a tree of at least one
+// chunk, where the plan picks a Go package for the part's length (zeebo
+// only where its layout is known) and the tree has no more subtrees than
+// tailLevels allows.
+func TestTailGo(t *testing.T) {
+	defer pinDispatch()()
+	for _, c := range []struct {
+		im     impl
+		levels uint8
+		chunks uint64
+		tail   int
+		want   bool
+	}{
+		{implZeebo, 1, 1, 1, true},
+		{implZeebo, 1, 8, 500, true},
+		{implZeebo, 1, 3, 1, false}, // two subtrees
+		{implZeebo, 2, 3, 1, true},
+		{implZeebo, 2, 7, 1, false},
+		{implZeebo, 64, 1<<54 - 1, 1023, true},
+		{implZeebo, 0, 1, 1, false},
+		{implZeebo, 64, 0, 1, false},
+		{implZeebo, 64, 1, 0, false},
+		{implZeebo, 64, 1, chunkLen, false},
+		{implLuke, 1, 2, 100, true},
+		{implLuke, 1, 5, 100, false},
+		{implNative, 64, 1, 1, false},
+	} {
+		planNow.Store(planAll(c.im))
+		setTailLevels(c.levels)
+		if got := tailGo(c.chunks, vectorInput(c.tail)); got != c.want {
+			t.Errorf("plan %v, up to %d subtrees, %d chunks and %d bytes: %v, want %v", c.im, c.levels, c.chunks, c.tail, got, c.want)
+		}
+	}
+	setTailLevels(64)
+	tree := ffi.Tree{Chunks: 1, Offset: chunkLen}
+	planNow.Store(planAll(implZeebo))
+	if tailInGo(&tree, []byte{1}) {
+		t.Error("a subtree's tree (an offset): its root in Go")
+	}
+	defer ffi.ForgetZeeboLayout()()
+	if tailGo(1, []byte{1}) {
+		t.Error("zeebo's layout unknown: the root in Go, where the plan picks zeebo")
+	}
+	planNow.Store(planAll(implLuke))
+	if !tailGo(1, []byte{1}) {
+		t.Error("zeebo's layout unknown: not in Go, where the plan picks lukechampine")
+	}
+}
+
 // TestDispatchKeepLeast: the times over snapshots are each time's least,
 // not timed (-1) where no snapshot timed it.
 func TestDispatchKeepLeast(t *testing.T) {
@@ -429,6 +604,7 @@ func TestDispatchKeepLeast(t *testing.T) {
 			plan:   [][]float64{{v, -1, 2 * v, -1}},
 			blocks: [2]float64{v + 1, -1},
 			tree:   [len(treeSizes)][2]float64{{v, v + 2}, {-1, 3 * v}},
+			tail:   [len(tailWays)][len(tailDepths)]float64{{v, 4 * v}, {-1, -1}, {v + 3, -1}},
 		}
 	}
 	for _, vals := range [][]float64{{7}, {9, 5}, {5, 9}, {9, 5, 7}, {4, 9, 5, 7, 6}, {9, 7, 6, 5}} {

@@ -614,14 +614,13 @@ func (h *Hasher) goFront(p []byte) bool {
 // there (writeGo; foldable, which gathers more, keeps front below 4
 // chunks). first holds the 60 of them: the constant below fails to compile
 // where it cannot.
-func (h *Hasher) frontCV(i int) *[32]byte {
-	if i < len(h.fcv) {
-		return &h.fcv[i]
-	}
-	return (*[32]byte)(h.first[chunkLen+32*(i-len(h.fcv)):])
-}
+func (h *Hasher) frontCV(i int) *[32]byte { return h.frontStack().at(i) }
 
 const _ = uint(firstLen - chunkLen - (64-len(Hasher{}.fcv))*32)
+
+// frontStack is the chaining values of the subtrees of h's front, where
+// frontCV has them.
+func (h *Hasher) frontStack() cvStack { return cvStack{h.fcv[:], h.first[chunkLen:]} }
 
 // spillGo gives a Go-path hasher zeebo's hasher, with the input gathered
 // so far, and the chunks goFront hashed before it.
@@ -1121,6 +1120,8 @@ func (h *Hasher) sum(b []byte) []byte {
 	case h.lastHeld():
 		left, right := h.lastChildren()
 		must(lib.MergeRoot(&left, &right, h.mode, h.modeKey(), 0, out))
+	case h.front != 0 && tailGo(h.front, h.pending()):
+		h.tailSum(h.front, h.frontStack(), h.pending(), out)
 	case h.front != 0:
 		var t ffi.Tree
 		h.frontTree(&t)
@@ -1133,8 +1134,7 @@ func (h *Hasher) sum(b []byte) []byte {
 		case left != nil:
 			must(lib.MergeRoot(left, right, h.mode, h.modeKey(), 0, out))
 		case tailInGo(t, tail):
-			n := tailRoot(t, h.mode, h.modeKey(), tail)
-			goXOF(refOf(&n), 0, out)
+			h.tailSum(t.Chunks, cvStack{lo: t.Stack[:]}, tail, out)
 		default:
 			must(lib.TreeFinalize(t, tail, 0, out))
 		}
@@ -1142,28 +1142,72 @@ func (h *Hasher) sum(b []byte) []byte {
 	return b
 }
 
-// tailInGo reports whether the root of t's input and then tail is computed
-// in Go (tailRoot) rather than by the library: where tail is a part of a
-// chunk after t's chunks, which the plan hashes faster with lukechampine's
-// one-chunk code than in the library. The rest is a parent node for each
-// subtree on t's stack, a compression each either way, and one crossing
-// less: a Sum after each 64-byte write ran at 0.89x of lukechampine's in
-// the library (BenchmarkSumEachWrite, docs/stream.md).
+// tailInGo is tailGo for t's input and then tail: where t holds whole
+// chunks from the input's start (not a subtree's).
 func tailInGo(t *ffi.Tree, tail []byte) bool {
-	return t.Offset == 0 && t.Chunks != 0 && len(tail) > 0 && len(tail) < chunkLen && implFor(len(tail)) == implLuke
+	return t.Offset == 0 && tailGo(t.Chunks, tail)
 }
 
-// tailRoot is the root node of t's input and then tail, a part of a chunk
-// (tailInGo), in mode with its key (the context key for derive-key),
-// computed as lukechampine's Hasher computes its root: the tail's chunk,
-// then the parent of each subtree on t's stack, from the smallest.
-func tailRoot(t *ffi.Tree, mode uint32, key *[32]byte, tail []byte) guts.Node {
-	kw, flags := keyWords(mode, key), modeFlags(mode)
-	n := guts.CompressChunk(tail, kw, t.Chunks, flags)
-	for rest := t.Chunks; rest != 0; rest &= rest - 1 {
-		n = guts.ParentNode(cvWords(&t.Stack[bits.TrailingZeros64(rest)]), guts.ChainingValue(n), kw, flags)
+// tailGo reports whether the root of an input of chunks whole chunks,
+// held as the library's tree holds them (the chaining value of each
+// subtree), and then tail, a part of a chunk, is computed in Go
+// (xof.setTail) rather than by the library, on the native path: where the
+// plan picks a Go package for tail's length, whose compression setTail
+// then uses (zeebo's where its Digest's layout is known), and the tree
+// has no more subtrees than tailLevels allows for that length. Both ways
+// compress tail's blocks and then one parent node for each subtree; the
+// library adds a crossing and its tree's frame, which tailLevels weighs
+// against the cost of each subtree, measured. Where the plan picks the
+// library for tail's length, it takes the whole root. A Sum after each
+// 64-byte write ran at 0.89x of lukechampine's through the library
+// (BenchmarkSumEachWrite), and a Sum of a chunk and a byte read again and
+// again, or of 8 chunks and a byte, far behind zeebo's
+// (BenchmarkSumAgain; docs/stream.md, docs/zeebo-api.md).
+func tailGo(chunks uint64, tail []byte) bool {
+	if chunks == 0 || len(tail) == 0 || len(tail) >= chunkLen {
+		return false
 	}
-	return n
+	im := implFor(len(tail))
+	return (im == implLuke || im == implZeebo && ffi.ZeeboDigestOK()) && bits.OnesCount64(chunks) <= tailLevels(len(tail))
+}
+
+// cvStack is the chaining values of the subtrees of a tree, for
+// xof.setTail: bit i's at lo[i], and those above lo's in hi, 32 bytes
+// each, as the library's tree holds them (lo: its stack) and a Hasher
+// (lo: fcv; on the Go path, hi: first after a chunk: frontStack). A func
+// value in its place moved every Hasher to the heap
+// (TestAllocationsNewHasher).
+type cvStack struct {
+	lo [][32]byte
+	hi []byte
+}
+
+// at is the chaining value of bit i's subtree.
+func (s cvStack) at(i int) *[32]byte {
+	if i < len(s.lo) {
+		return &s.lo[i]
+	}
+	return (*[32]byte)(s.hi[32*(i-len(s.lo)):])
+}
+
+// tailSum writes to out the root output of chunks whole chunks and then
+// tail, in h's mode, computed in Go (tailGo; xof.setTail): its first block
+// where the node is (xof.blockGo), else by goXOF.
+func (h *Hasher) tailSum(chunks uint64, cv cvStack, tail, out []byte) {
+	var x xof
+	x.setTail(implFor(len(tail)) == implZeebo, chunks, cv, keyWords(h.mode, h.modeKey()), modeFlags(h.mode), tail)
+	if x.blockGo(0) {
+		copy(out, x.Out[:])
+		return
+	}
+	goXOF(x.ref(), 0, out)
+}
+
+// tailDigest sets d to the root node of chunks whole chunks and then tail,
+// in h's mode, computed in Go (tailGo; xof.setTail).
+func (h *Hasher) tailDigest(d *Digest, chunks uint64, cv cvStack, tail []byte) {
+	d.src, d.mode = srcLib, uint8(h.mode)
+	d.x.setTail(implFor(len(tail)) == implZeebo, chunks, cv, keyWords(h.mode, h.modeKey()), modeFlags(h.mode), tail)
 }
 
 // Digest takes a snapshot of the hash state and returns an object that can
@@ -1222,7 +1266,7 @@ func (h *Hasher) digestHeld(d *Digest) bool {
 	case len(in) <= guts.BlockSize:
 		d.src = srcLib
 		d.x.setBlock(&kw, flags, in)
-	case implFor(len(in)) == implZeebo && d.x.SetChunk(in, &kw, flags):
+	case implFor(len(in)) == implZeebo && d.x.SetChunk(in, &kw, 0, flags):
 		d.src = srcNode
 	default:
 		n := guts.CompressChunk(in, &kw, 0, flags)
@@ -1342,14 +1386,15 @@ func (h *Hasher) digest(d *Digest) {
 	var left, right [32]byte
 	if h.lastHeld() {
 		left, right = h.lastChildren()
+	} else if !h.live && tailGo(h.front, h.pending()) {
+		h.tailDigest(d, h.front, h.frontStack(), h.pending())
+		return
 	} else if !h.live {
 		left, right = h.treeRoot(nil, h.pending())
 	} else if t, tail, l, r := h.rootOf(reread); l != nil {
 		left, right = *l, *r
 	} else if tailInGo(t, tail) {
-		n := tailRoot(t, h.mode, h.modeKey(), tail)
-		d.src, d.mode = srcLib, uint8(h.mode)
-		d.x.set(&n)
+		h.tailDigest(d, t.Chunks, cvStack{lo: t.Stack[:]}, tail)
 		return
 	} else {
 		left, right = h.treeRoot(t, tail)
@@ -1417,28 +1462,10 @@ func (h *Hasher) goRoot() guts.Node {
 		return h.groot
 	}
 	key, flags := h.goModeKey()
-	n := goChunk(h.pending(), &key, h.front, flags)
-	for rest := h.front; rest != 0; rest &= rest - 1 {
-		n = guts.ParentNode(cvWords(h.frontCV(bits.TrailingZeros64(rest))), guts.ChainingValue(n), &key, flags)
-	}
-	return n
-}
-
-// goChunk is the node of in, one chunk or less, chunk number counter of
-// its input, in the mode of key and flags, on the Go path (the last chunk
-// after goFront's or fold's): with zeebo's compression (ffi.ZeeboChunk)
-// where the plan picks zeebo for its length, as a one-shot hash of it
-// would, else with lukechampine's one-chunk code. Compressed with
-// lukechampine's code only, a Digest of 1 KiB read once took 1.6 times
-// zeebo's time on a host where zeebo's assembly is the faster
-// (BenchmarkDigestNew, docs/stream.md).
-func goChunk(in []byte, key *[8]uint32, counter uint64, flags uint32) guts.Node {
-	if n := len(in); n > guts.BlockSize && n <= chunkLen && implFor(n) == implZeebo {
-		if node, ok := ffi.ZeeboChunk(in, key, counter, flags); ok {
-			return node
-		}
-	}
-	return guts.CompressChunk(in, key, counter, flags)
+	tail := h.pending()
+	var x xof
+	x.setTail(implFor(len(tail)) == implZeebo, h.front, h.frontStack(), &key, flags, tail)
+	return x.node()
 }
 
 // sumSmall writes the first len(out) bytes (32 for plain hashing) of the

@@ -1627,18 +1627,24 @@ func aheadHeld(h *Hasher) bool {
 
 // TestSumTailInGo: a Sum or a Digest after each write of a stream, with a
 // part of a chunk after the library's tree, gives zeebo's output whether
-// the plan computes that root in Go (tailRoot) or in the library, in every
-// mode, on the native path.
+// the plan computes that root in Go (tailGo: with lukechampine's code or
+// zeebo's compression) or in the library, in every mode, on the native
+// path; and so do a Sum and a Digest after one write of whole chunks and a
+// part of one, whose tree the Hasher holds in itself (front).
 func TestSumTailInGo(t *testing.T) {
 	if !nativeActive(t) {
 		t.Skip("no native library: the tail goes to Go only after the library's tree")
 	}
-	waitPlan()
-	saved := planNow.Load()
-	defer planNow.Store(saved)
+	defer pinDispatch()()
 	in := vectorInput(3*bufSize + 3*chunkLen + 7)
-	for _, im := range []impl{implLuke, implNative} {
+	for _, c := range []struct {
+		im     impl
+		levels uint8
+	}{{implLuke, 64}, {implZeebo, 64}, {implNative, 64}, {implZeebo, 0}} {
+		im := c.im
 		planNow.Store(planAll(im))
+		setTailLevels(c.levels)
+		inGo := im != implNative && c.levels > 0
 		for _, m := range marshalModes {
 			for _, piece := range []int{1, 64, 100, 1000} {
 				h, z := m.new(), m.ref()
@@ -1651,7 +1657,7 @@ func TestSumTailInGo(t *testing.T) {
 					_, _ = h.Write(p)
 					_, _ = z.Write(p)
 					if got, want := h.Sum(nil), z.Sum(nil); !bytes.Equal(got, want) {
-						t.Fatalf("plan %s, %s, pieces of %d, %d bytes: Sum %x, zeebo %x", im, m.name, piece, off+len(p), got[:8], want[:8])
+						t.Fatalf("plan %s, levels %d, %s, pieces of %d, %d bytes: Sum %x, zeebo %x", im, c.levels, m.name, piece, off+len(p), got[:8], want[:8])
 					}
 					// What Sum took its root from, after its absorb.
 					if h.t != nil && tailInGo(h.t, h.pending()) {
@@ -1662,15 +1668,40 @@ func TestSumTailInGo(t *testing.T) {
 						_, _ = h.Digest().Read(got)
 						_, _ = z.Digest().Read(want)
 						if !bytes.Equal(got, want) {
-							t.Fatalf("plan %s, %s, pieces of %d, %d bytes: Digest %x, zeebo %x", im, m.name, piece, off+len(p), got[:8], want[:8])
+							t.Fatalf("plan %s, levels %d, %s, pieces of %d, %d bytes: Digest %x, zeebo %x", im, c.levels, m.name, piece, off+len(p), got[:8], want[:8])
 						}
 					}
 				}
-				if im == implLuke && tailsInGo == 0 {
-					t.Errorf("plan %s, %s, pieces of %d: no root computed in Go", im, m.name, piece)
+				if inGo && tailsInGo == 0 {
+					t.Errorf("plan %s, levels %d, %s, pieces of %d: no root computed in Go", im, c.levels, m.name, piece)
 				}
-				if im == implNative && tailsInGo != 0 {
-					t.Errorf("plan %s, %s, pieces of %d: %d roots computed in Go", im, m.name, piece, tailsInGo)
+				if !inGo && tailsInGo != 0 {
+					t.Errorf("plan %s, levels %d, %s, pieces of %d: %d roots computed in Go", im, c.levels, m.name, piece, tailsInGo)
+				}
+			}
+			// One write, read again and again: up to firstLen gathered,
+			// then moved to the library's tree (rereadNative); past it,
+			// the tree of its chunks held in the Hasher (front), and a
+			// part of a chunk after them.
+			for _, n := range []int{chunkLen + 1, 3*chunkLen + 1023, 5*chunkLen + 1, 8*chunkLen + 700, 15*chunkLen + 500} {
+				h, z := m.new(), m.ref()
+				_, _ = h.Write(in[:n])
+				_, _ = z.Write(in[:n])
+				if n > firstLen && ffi.ArgsStay {
+					if h.front == 0 {
+						t.Fatalf("%d bytes in one write: no tree held in the Hasher", n)
+					}
+					if front := tailGo(h.front, h.pending()); front != inGo {
+						t.Errorf("plan %s, levels %d, %s, %d bytes in one write: root in Go %v", im, c.levels, m.name, n, front)
+					}
+				}
+				for range 12 {
+					got, want := make([]byte, 100), make([]byte, 100)
+					_, _ = h.Digest().Read(got)
+					_, _ = z.Digest().Read(want)
+					if !bytes.Equal(got, want) || !bytes.Equal(h.Sum(nil), z.Sum(nil)) {
+						t.Fatalf("plan %s, levels %d, %s, %d bytes in one write: Digest %x, zeebo %x, or Sum not zeebo's", im, c.levels, m.name, n, got[:8], want[:8])
+					}
 				}
 			}
 		}

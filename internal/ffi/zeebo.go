@@ -366,25 +366,60 @@ func zeeboChunk(chunk []byte, key *[8]uint32, counter uint64, flags uint32) guts
 	return guts.Node{CV: v.chain, Block: v.block, Counter: counter, BlockLen: v.blen, Flags: v.flags}
 }
 
-// SetChunk sets x's node to the root node of chunk, the whole of an input
-// of one chunk or less, in key's mode (flags), as ZeeboChunk computes it,
+// SetChunk sets x's node to the node of chunk, a chunk or less, chunk
+// number counter of its input (0 and the whole input: its root node, which
+// Output then reads), in key's mode (flags), as ZeeboChunk computes it,
 // but where x holds its node, without the copies of the node returned and
 // then set (in a Digest of 256 bytes read once, about 15 ns of 330:
 // BenchmarkDigestNew, input=256B). It leaves x.Pos as it was and x.Out
-// computed over (no block of x's output). It reports whether it set x:
-// not unless ZeeboDigestOK, and then it changes nothing.
-func (x *ZeeboXOF) SetChunk(chunk []byte, key *[8]uint32, flags uint32) bool {
-	if !zeeboDigestOK() {
+// computed over (no block of x's output). It reports whether it set x: not
+// unless ZeeboDigestOK, and for a counter of 2^57 or more (as
+// ZeeboChunk), and then it changes nothing.
+func (x *ZeeboXOF) SetChunk(chunk []byte, key *[8]uint32, counter uint64, flags uint32) bool {
+	if !zeeboDigestOK() || counter >= 1<<57 {
 		return false
 	}
 	if !xofLayout {
-		n := zeeboChunk(chunk, key, 0, flags)
+		n := zeeboChunk(chunk, key, counter, flags)
 		x.CV, x.Block, x.BlockLen, x.Flags = n.CV, n.Block, n.BlockLen, n.Flags
 		return true
 	}
 	pos := x.Pos
-	chunkInto((*zeebo.Digest)(unsafe.Pointer(x)), chunk, key, 0, flags)
+	chunkInto((*zeebo.Digest)(unsafe.Pointer(x)), chunk, key, counter, flags)
 	x.counter, x.Pos = 0, pos
+	return true
+}
+
+// Parent sets x's node, that of chunk number counter of an input (as
+// SetChunk sets it) or of a parent (counter 0), not a root's, to the
+// parent node of left, the chaining value of the subtree before it, and
+// that node's chaining value, in key's mode (flags), as guts.ParentNode
+// makes it from guts.ChainingValue: the chaining value by a seek of x as
+// zeebo's Digest (one compression of one block, where x holds the node;
+// lukechampine's is portable Go), the parent where x holds it. Each level
+// of a tree's root after its last chunk (Hasher.Sum after a part of a
+// chunk) takes one. It leaves x.Pos as it was and x.Out computed over. It
+// reports whether it set x: not unless ZeeboDigestOK, and for a counter of
+// 2^57 or more (past a seek's reach), and then it changes nothing.
+func (x *ZeeboXOF) Parent(left *[32]byte, counter uint64, key *[8]uint32, flags uint32) bool {
+	if !zeeboDigestOK() || counter >= 1<<57 {
+		return false
+	}
+	if xofLayout {
+		pos := x.Pos
+		d := (*zeebo.Digest)(unsafe.Pointer(x))
+		_, _ = d.Seek(int64(counter*guts.BlockSize), io.SeekStart)
+		copy(x.Block[8:], digestView(d).buf[:8])
+		x.counter, x.Pos = 0, pos
+	} else {
+		var d zeebo.Digest
+		v := digestView(&d)
+		v.chain, v.block, v.blen, v.flags = x.CV, x.Block, x.BlockLen, x.Flags
+		_, _ = d.Seek(int64(counter*guts.BlockSize), io.SeekStart)
+		copy(x.Block[8:], v.buf[:8])
+	}
+	CVWords((*[8]uint32)(x.Block[:8]), left)
+	x.CV, x.BlockLen, x.Flags = *key, guts.BlockSize, flags|guts.FlagParent
 	return true
 }
 

@@ -45,11 +45,14 @@ func TestZeeboDigestGuard(t *testing.T) {
 	}
 	x := ZeeboXOF{BlockLen: 1, Pos: 5}
 	x.Out[0] = 7
-	if was := x; x.SetChunk([]byte{1}, new([8]uint32), 0) || x != was {
+	if was := x; x.SetChunk([]byte{1}, new([8]uint32), 0, 0) || x != was {
 		t.Error("ZeeboXOF.SetChunk without the layout check: a node")
 	}
 	if was := x; x.Output(0) || x != was {
 		t.Error("ZeeboXOF.Output without the layout check: output")
+	}
+	if was := x; x.Parent(new([32]byte), 0, new([8]uint32), 0) || x != was {
+		t.Error("ZeeboXOF.Parent without the layout check: a node")
 	}
 }
 
@@ -183,7 +186,7 @@ func TestZeeboChunkOutput(t *testing.T) {
 					}
 				}
 				x := ZeeboXOF{Pos: 77}
-				if !x.SetChunk(in[:n], cv, flags) {
+				if !x.SetChunk(in[:n], cv, 0, flags) {
 					t.Fatal("SetChunk: zeebo's Digest is not the layout known")
 				}
 				node.Counter, node.Flags = 0, node.Flags&^guts.FlagRoot
@@ -191,6 +194,60 @@ func TestZeeboChunkOutput(t *testing.T) {
 					t.Fatalf("key %x, flags %#x, %d bytes: SetChunk %+v, position %d, counter %d; want %+v, 77, 0", cv[0], flags, n, got, x.Pos, x.counter, node)
 				}
 			}
+		}
+	}
+}
+
+// TestZeeboParent: SetChunk at a chunk counter sets ZeeboChunk's node
+// there, and Parent then sets the parent of a left child and that node's
+// chaining value, as lukechampine's code makes it (guts.ParentNode from
+// guts.ChainingValue), for chunk nodes of lengths around a block and a
+// chunk at counters up to the last below 2^57, and for parent nodes, in
+// each mode's flags, with the IV and another key; both keep the caller's
+// position, leave no counter behind, and allocate nothing. From 2^57 on
+// both decline, and change nothing.
+func TestZeeboParent(t *testing.T) {
+	in := patterned(guts.ChunkSize, 11, 5)
+	left := [32]byte(patterned(32, 3, 9))
+	key := otherKey()
+	for _, cv := range []*[8]uint32{&guts.IV, &key} {
+		for _, flags := range []uint32{0, guts.FlagKeyedHash, guts.FlagDeriveKeyMaterial} {
+			for _, counter := range []uint64{0, 1, 6, 1<<32 + 1, 1<<54 - 1, 1<<57 - 1} {
+				for _, n := range []int{0, 1, 64, 65, 500, guts.ChunkSize} {
+					x := ZeeboXOF{Pos: 99}
+					if !x.SetChunk(in[:n], cv, counter, flags) {
+						t.Fatal("SetChunk: zeebo's Digest is not the layout known")
+					}
+					node := guts.CompressChunk(in[:n], cv, counter, flags)
+					if got := (guts.Node{CV: x.CV, Block: x.Block, Counter: counter, BlockLen: x.BlockLen, Flags: x.Flags}); got != node || x.Pos != 99 || x.counter != 0 {
+						t.Fatalf("key %x, flags %#x, counter %d, %d bytes: SetChunk %+v, position %d, counter %d; want %+v, 99, 0", cv[0], flags, counter, n, got, x.Pos, x.counter, node)
+					}
+					var lw [8]uint32
+					CVWords(&lw, &left)
+					for level, c := range []uint64{counter, 0, 0} {
+						if !x.Parent(&left, c, cv, flags) {
+							t.Fatal("Parent: zeebo's Digest is not the layout known")
+						}
+						node = guts.ParentNode(lw, guts.ChainingValue(node), cv, flags)
+						if got := (guts.Node{CV: x.CV, Block: x.Block, BlockLen: x.BlockLen, Flags: x.Flags}); got != node || x.Pos != 99 || x.counter != 0 {
+							t.Fatalf("key %x, flags %#x, counter %d, %d bytes, level %d: Parent %+v, position %d, counter %d; want %+v, 99, 0", cv[0], flags, counter, n, level, got, x.Pos, x.counter, node)
+						}
+					}
+				}
+			}
+		}
+	}
+	var x ZeeboXOF
+	if a := testing.AllocsPerRun(20, func() {
+		x.SetChunk(in[:300], &key, 5, 0)
+		x.Parent(&left, 5, &key, 0)
+	}); a != 0 {
+		t.Errorf("%v allocations, want 0", a)
+	}
+	x = ZeeboXOF{CV: key, BlockLen: 7, Pos: 3}
+	for _, counter := range []uint64{1 << 57, 1<<64 - 1} {
+		if was := x; x.SetChunk(in[:100], &key, counter, 0) || x.Parent(&left, counter, &key, 0) || x != was {
+			t.Errorf("counter %#x: SetChunk or Parent set a node, or changed x", counter)
 		}
 	}
 }
