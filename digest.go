@@ -89,19 +89,20 @@ func (x *xof) set(n *guts.Node) {
 }
 
 // setTail sets x's node to the root node of an input of chunks whole
-// chunks, the chaining values of whose subtrees cv holds, and then
-// tail, a part of a chunk, in the mode of key and flags, as lukechampine's
-// Hasher computes its root: tail's node, then the parent of each
-// subtree's value and the node's, from the smallest subtree. It computes
-// them where x holds its node, with zeebo's compression of one block
-// (ffi.ZeeboXOF.SetChunk and Parent; SSE4.1 assembly on amd64), where the
-// plan picks zeebo for tail's length, as a one-shot hash of it would
-// (tailGo has the rule for the native path); else with lukechampine's
-// code, whose compression of a node is portable Go. It takes a Sum or a
-// Digest of a Hasher whose last chunk is not whole, after the library's
-// tree of the chunks before it, out of the library, and the Go path's
-// chunks before it out of lukechampine's code: BenchmarkSumAgain
-// (docs/zeebo-api.md).
+// chunks, the chaining values of whose subtrees cv holds, and then tail, a
+// chunk or less (a part of one after the library's tree; on the Go path,
+// the last chunk, whole or not), in the mode of key and flags, as
+// lukechampine's Hasher computes its root: tail's node, then the parent of
+// each subtree's value and the node's, from the smallest subtree. With
+// byZeebo (its callers: where the plan picks zeebo for tail's length, as a
+// one-shot hash of it would), it computes them where x holds its node,
+// with zeebo's compression of one block (ffi.ZeeboXOF.SetChunk and Parent;
+// SSE4.1 assembly on amd64); else, or where zeebo's Digest's layout is not
+// known, with lukechampine's code, whose compression of a node is portable
+// Go. It takes a Sum or a Digest of a Hasher whose last chunk is not
+// whole, after the library's tree of the chunks before it, out of the
+// library (tailGo has the rule), and the Go path's root after its chunks
+// out of lukechampine's code: BenchmarkSumAgain (docs/zeebo-api.md).
 func (x *xof) setTail(byZeebo bool, chunks uint64, cv cvStack, key *[8]uint32, flags uint32, tail []byte) {
 	if byZeebo && x.SetChunk(tail, key, chunks, flags) {
 		counter := chunks

@@ -6,6 +6,7 @@ package blake3
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -105,8 +106,10 @@ func implFor(n int) impl {
 // and more later (planRechecks).
 func startDispatch(l *ffi.Symbols) {
 	p := defaultPlan(l != nil, runtime.GOARCH, zeeboAsm)
+	dispatchMu.Lock() // not after a snapshot of the last backend's: dispatchMu
 	planNow.Store(&p)
 	tailMax.Store(nil)
+	dispatchMu.Unlock()
 	planDone = make(chan struct{})
 	d := &dispatchRun{l: l, def: p, cur: &p, treeClock: treeClock, rechecks: planRechecks}
 	go func(done chan struct{}) {
@@ -143,8 +146,10 @@ var planRechecks = []time.Duration{time.Second, 3 * time.Second, 12 * time.Secon
 // in use until it has installed its own: a snapshot whose plan was
 // replaced since the last one (by a test, or a switch of backends)
 // measures nothing and installs nothing, and one that installs keeps the
-// plan and the choices made with it together. pinDispatch, in the tests,
-// takes it to hold the dispatch.
+// plan and the choices made with it together. startDispatch takes it to
+// install a new backend's default plan, so that a snapshot of the last
+// backend's measurement installs nothing after it; pinDispatch, in the
+// tests, to hold the dispatch.
 var dispatchMu sync.Mutex
 
 // dispatchRun is a measurement of the dispatch for one backend: its
@@ -168,7 +173,7 @@ type dispatchTimes struct {
 	plan   [][]float64
 	blocks [2]float64
 	tree   [len(treeSizes)][2]float64
-	tail   [len(tailWays)][len(tailDepths)]float64
+	tail   [len(tailWays)][len(tailTrees)]float64
 }
 
 // snapshot times the candidates once, makes the plan and the choices that
@@ -198,7 +203,7 @@ func (d *dispatchRun) snapshot() {
 	p := planFrom(d.def, planCands(d.l), d.best.plan)
 	byLuke := blocksFrom(d.best.blocks)
 	tree := treeFrom(d.best.tree)           // false where not timed (the library)
-	ok := planNow.CompareAndSwap(d.cur, &p) // startDispatch replaces it without the lock
+	ok := planNow.CompareAndSwap(d.cur, &p) // tests replace it without the lock
 	if ok {
 		blocksByLuke.Store(byLuke)
 		bigByTree.Store(tree)
@@ -444,21 +449,22 @@ func tailLevels(n int) int {
 	return 0
 }
 
-// tailDepths are the counts of subtrees measureTail times a tree's root
-// at: the cost of a subtree is the slope between them.
-var tailDepths = [2]uint64{1, 1<<16 - 1}
+// tailTrees are the counts of chunks of the trees measureTail times a
+// root after: trees of one subtree and of 16, the cost of a subtree being
+// the slope between them (tailLevelsFrom).
+var tailTrees = [2]uint64{1, 1<<16 - 1}
 
-// measureTail times the root output of a tree of the library's with
-// tailDepths' subtrees and a part of a chunk of one byte after them (the
+// measureTail times the root output of a tree of the library's of each of
+// tailTrees' counts of chunks and a part of a chunk of one byte after them (the
 // first block of the output), side by side, as measurePlan times the
 // one-shot hashes: by the library (tree_finalize), and in Go (xof.setTail)
 // with zeebo's compression and with lukechampine's. It returns their best
 // times, [way][depth], the ways being tailWays; -1 where not timed (zeebo's
 // out of reach, or no library).
-func measureTail(l *ffi.Symbols) [len(tailWays)][len(tailDepths)]float64 {
-	var best [len(tailWays)][len(tailDepths)]float64
+func measureTail(l *ffi.Symbols) [len(tailWays)][len(tailTrees)]float64 {
+	var best [len(tailWays)][len(tailTrees)]float64
 	for w := range best {
-		best[w] = [len(tailDepths)]float64{-1, -1}
+		best[w] = [len(tailTrees)]float64{-1, -1}
 	}
 	var t ffi.Tree
 	if l == nil || l.TreeInit(&t, modeHash, nil, 0) != ffi.OK {
@@ -473,7 +479,7 @@ func measureTail(l *ffi.Symbols) [len(tailWays)][len(tailDepths)]float64 {
 			if tailWays[w] == implZeebo && !ffi.ZeeboDigestOK() {
 				continue
 			}
-			for d, chunks := range tailDepths {
+			for d, chunks := range tailTrees {
 				t.Chunks = chunks
 				if ns := timeTail(l, tailWays[w], &t); best[w][d] < 0 || ns < best[w][d] {
 					best[w][d] = ns
@@ -526,9 +532,9 @@ func timeTail(l *ffi.Symbols, c impl, t *ffi.Tree) float64 {
 // library's tree_finalize took about as long for each subtree as zeebo's
 // compression of a parent node, and far longer for the rest
 // (docs/dispatch.md).
-func tailLevelsFrom(p *plan, best [][]float64, tail [len(tailWays)][len(tailDepths)]float64) *levels {
+func tailLevelsFrom(p *plan, best [][]float64, tail [len(tailWays)][len(tailTrees)]float64) *levels {
 	var l levels
-	span := float64(tailDepths[1] - tailDepths[0])
+	span := float64(bits.OnesCount64(tailTrees[1]) - bits.OnesCount64(tailTrees[0])) // subtrees
 	for cl := 1; cl < len(l); cl++ {
 		var w int
 		switch p[cl] {
@@ -547,8 +553,8 @@ func tailLevelsFrom(p *plan, best [][]float64, tail [len(tailWays)][len(tailDept
 			}
 			return b - a
 		}
-		if min(tail[0][0], tail[0][1], tail[w][0], tail[w][1]) < 0 {
-			continue
+		if !(min(tail[0][0], tail[0][1], tail[w][0], tail[w][1]) >= 0) {
+			continue // not timed (-1)
 		}
 		save := tail[0][0] + more(implNative) - tail[w][0] - more(p[cl]) // at one subtree; NaN (no level) where not timed
 		goEach, libEach := (tail[w][1]-tail[w][0])/span, (tail[0][1]-tail[0][0])/span

@@ -3,6 +3,7 @@ package blake3
 import (
 	"bytes"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -447,15 +448,15 @@ func TestDispatchTailLevels(t *testing.T) {
 		blocks := float64(max(n-1, 0) / blockLen)
 		best[i] = []float64{implNative: 150 + 12*blocks, implZeebo: 50 + 10*blocks, implLuke: 60 + 20*blocks, implTree: -1}
 	}
-	span := float64(tailDepths[1] - tailDepths[0])
-	depth := func(one, each float64) [len(tailDepths)]float64 { return [2]float64{one, one + each*span} }
+	span := float64(bits.OnesCount64(tailTrees[1]) - bits.OnesCount64(tailTrees[0])) // the trees' subtrees
+	depth := func(one, each float64) [len(tailTrees)]float64 { return [2]float64{one, one + each*span} }
 	var p plan
 	for c := range p {
 		p[c] = []impl{implZeebo, implLuke, implNative}[c%3]
 	}
 	for _, c := range []struct {
 		name string
-		tail [len(tailWays)][len(tailDepths)]float64
+		tail [len(tailWays)][len(tailTrees)]float64
 		want func(cl int) int // for classes 1 to 16
 	}{
 		{"Go's subtree cheaper", [3][2]float64{depth(200, 80), depth(150, 70), depth(190, 80)}, func(cl int) int {
@@ -537,7 +538,7 @@ func TestMeasureTail(t *testing.T) {
 	got := measureTail(lib)
 	for w, d := range got {
 		if d[0] <= 0 || d[1] <= d[0] {
-			t.Errorf("%v: %v ns at %d and %d subtrees, want positive times, more for more", tailWays[w], d, tailDepths[0], tailDepths[1])
+			t.Errorf("%v: %v ns after %d and %d chunks, want positive times, more for more", tailWays[w], d, tailTrees[0], tailTrees[1])
 		}
 	}
 	defer ffi.ForgetZeeboLayout()()
@@ -604,7 +605,7 @@ func TestDispatchKeepLeast(t *testing.T) {
 			plan:   [][]float64{{v, -1, 2 * v, -1}},
 			blocks: [2]float64{v + 1, -1},
 			tree:   [len(treeSizes)][2]float64{{v, v + 2}, {-1, 3 * v}},
-			tail:   [len(tailWays)][len(tailDepths)]float64{{v, 4 * v}, {-1, -1}, {v + 3, -1}},
+			tail:   [len(tailWays)][len(tailTrees)]float64{{v, 4 * v}, {-1, -1}, {v + 3, -1}},
 		}
 	}
 	for _, vals := range [][]float64{{7}, {9, 5}, {5, 9}, {9, 5, 7}, {4, 9, 5, 7, 6}, {9, 7, 6, 5}} {

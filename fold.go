@@ -124,7 +124,7 @@ func (h *Hasher) readNative() {
 //
 //   - After front (fold, goFront), what is gathered is folded where it is
 //     more than a chunk (goRoot hashes one). Up to a chunk, where the plan
-//     hashes it with zeebo (goChunk), it is folded where the reads
+//     hashes it with zeebo (xof.setTail), it is folded where the reads
 //     come a quarter of a chunk apart or more, and else it goes to zeebo's
 //     hasher (spillGo), whose reads hash the last chunk with less around
 //     them: each fold takes a hasher from the pool and copies what it
@@ -132,7 +132,7 @@ func (h *Hasher) readNative() {
 //     reads come after each 64-byte piece of a stream, and less where they
 //     come after each 256-byte piece (BenchmarkDigestEachWrite,
 //     BenchmarkSumEachWriteShort; docs/stream.md). Elsewhere goRoot hashes
-//     the last chunk with lukechampine's code (goChunk).
+//     the last chunk with lukechampine's code (xof.setTail).
 //   - Without front, more than a chunk gathered is folded by a Digest,
 //     whose root comes from a zeebo hasher either way (fold's gives it),
 //     and by a Sum after another read since Reset (rlast), the first

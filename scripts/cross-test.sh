@@ -15,6 +15,10 @@
 #             has big-endian code (words that are not their bytes) that runs
 #             nowhere else, and the Go path's vectors, differential, Digest,
 #             dispatch and fold tests
+#   narrow    linux/386 test binaries, run natively on an x86-64 host:
+#             internal/ffi, whose ZeeboXOF is not laid out as zeebo's Digest
+#             where int has 32 bits (its copy paths run nowhere else), and the
+#             Go path's tests of the bigendian step
 #   darwin    darwin/amd64 and darwin/arm64: the package and ./cmd/b3sum build
 #             (CGO_ENABLED=0) and pass go vet
 #   others    every target `go tool dist list` names where a program using
@@ -281,6 +285,32 @@ linux_s390x() {
 }
 step_bigendian() { linux_s390x; result $? "linux/s390x (qemu-s390x: big-endian, the Go path, tests)"; }
 
+# linux_386 runs the 32-bit test binaries on this x86-64 host, as its
+# kernel runs 32-bit programs (static: no purego there).
+linux_386() {
+	local bin="$tmp/386" rc ok=0 must_pass='TestVectors TestDifferentialGoRef TestSetTail TestDispatchBlock'
+	mkdir -p "$bin"
+	x env GOOS=linux GOARCH=386 CGO_ENABLED=0 go test -c -o "$bin/ffi.test" ./internal/ffi || return 1
+	x env GOOS=linux GOARCH=386 CGO_ENABLED=0 go test -c -o "$bin/blake3.test" . || return 1
+	(cd internal/ffi && x env -u BLAKE3_STRICT "$bin/ffi.test" -test.short -test.v) >"$tmp/386-ffi.log" 2>&1
+	rc=$?
+	must_pass='TestZeeboDigestOK TestZeeboDigestGuard TestZeeboChunk TestZeeboChunkOutput TestZeeboParent' check_test_log "$tmp/386-ffi.log" $rc "linux/386 internal/ffi" || ok=1
+	x env -u BLAKE3_STRICT -u BLAKE3_LIBRARY BLAKE3_BACKEND=go "$bin/blake3.test" -test.short -test.v -test.run "$bigendian_tests" >"$tmp/386.log" 2>&1
+	rc=$?
+	check_test_log "$tmp/386.log" $rc "linux/386" || ok=1
+	return $ok
+}
+step_narrow() {
+	local what="linux/386 (int of 32 bits: ZeeboXOF's copy paths, the Go path, tests)"
+	if [ "$(uname -m)" != x86_64 ] && [ "${BLAKE3_STRICT:-}" != 1 ]; then
+		results+=("SKIP $what: not an x86-64 host ($(uname -m)), which runs them")
+		say "${results[-1]}"
+		return 0
+	fi
+	linux_386
+	result $? "$what"
+}
+
 # purego_absent TARGET [TAGS]: github.com/ebitengine/purego is not a
 # dependency of any package of the module.
 purego_absent() {
@@ -347,11 +377,11 @@ step_static() {
 # --- main --------------------------------------------------------------------
 
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(windows arm64 bigendian darwin others static)
+[ ${#steps[@]} -gt 0 ] || steps=(windows arm64 bigendian narrow darwin others static)
 for s in "${steps[@]}"; do
 	case $s in
-	windows | arm64 | bigendian | darwin | others | static) ;;
-	*) say "unknown step $s (windows arm64 bigendian darwin others static)" >&2; exit 2 ;;
+	windows | arm64 | bigendian | narrow | darwin | others | static) ;;
+	*) say "unknown step $s (windows arm64 bigendian narrow darwin others static)" >&2; exit 2 ;;
 	esac
 done
 

@@ -339,26 +339,9 @@ func ZeeboBlockOutput(cv *[8]uint32, flags uint32, in, p []byte) bool {
 	return true
 }
 
-// ZeeboChunk is guts.CompressChunk with zeebo's compression of one block
-// (SSE4.1 assembly on amd64, where lukechampine's is portable Go): the
-// node of chunk, a chunk or less, chunk number counter of its input, in
-// key's mode (flags). Each block but the last is compressed in a Digest of
-// zeebo's by a seek to the start of the output (zeebo's setPosition: the
-// counter set, one compression into its buffer), whose first half is the
-// next chaining value: zeebo's hasher, the one other way to its
-// compression of a chunk, needs the input copied into it, and from a pool
-// (a Digest of 256 bytes read once took 1.25 times zeebo's time through
-// one; BenchmarkDigestNew, input=256B, docs/zeebo-api.md). It returns
-// false, having computed nothing, unless ZeeboDigestOK, and for a counter
-// of 2^57 or more, past a seek's reach (an input of 2^64-1 bytes has fewer
-// than 2^54 chunks).
-func ZeeboChunk(chunk []byte, key *[8]uint32, counter uint64, flags uint32) (guts.Node, bool) {
-	if !zeeboDigestOK() || counter >= 1<<57 {
-		return guts.Node{}, false
-	}
-	return zeeboChunk(chunk, key, counter, flags), true
-}
-
+// zeeboChunk is guts.CompressChunk with zeebo's compression of one block
+// (chunkInto), in a Digest of zeebo's: SetChunk where ZeeboXOF is not laid
+// out as zeebo's Digest.
 func zeeboChunk(chunk []byte, key *[8]uint32, counter uint64, flags uint32) guts.Node {
 	var d zeebo.Digest
 	chunkInto(&d, chunk, key, counter, flags)
@@ -368,13 +351,19 @@ func zeeboChunk(chunk []byte, key *[8]uint32, counter uint64, flags uint32) guts
 
 // SetChunk sets x's node to the node of chunk, a chunk or less, chunk
 // number counter of its input (0 and the whole input: its root node, which
-// Output then reads), in key's mode (flags), as ZeeboChunk computes it,
-// but where x holds its node, without the copies of the node returned and
-// then set (in a Digest of 256 bytes read once, about 15 ns of 330:
-// BenchmarkDigestNew, input=256B). It leaves x.Pos as it was and x.Out
-// computed over (no block of x's output). It reports whether it set x: not
-// unless ZeeboDigestOK, and for a counter of 2^57 or more (as
-// ZeeboChunk), and then it changes nothing.
+// Output then reads), in key's mode (flags), as guts.CompressChunk makes
+// it, with zeebo's compression of one block (SSE4.1 assembly on amd64,
+// where lukechampine's is portable Go), where x holds its node: each
+// block but the last is compressed by a seek of x as zeebo's Digest to
+// the start of the output (chunkInto). zeebo's hasher, the one other way
+// to its compression of a chunk, needs the input copied into it, and from
+// a pool (a Digest of 256 bytes read once took 1.25 times zeebo's time
+// through one; BenchmarkDigestNew, input=256B, docs/zeebo-api.md), and a
+// node computed elsewhere and copied in cost about 15 ns of 330 there. It
+// leaves x.Pos as it was and x.Out computed over (no block of x's
+// output). It reports whether it set x: not unless ZeeboDigestOK, and for
+// a counter of 2^57 or more, past a seek's reach (an input of 2^64-1 bytes
+// has fewer than 2^54 chunks), and then it changes nothing.
 func (x *ZeeboXOF) SetChunk(chunk []byte, key *[8]uint32, counter uint64, flags uint32) bool {
 	if !zeeboDigestOK() || counter >= 1<<57 {
 		return false
@@ -423,9 +412,11 @@ func (x *ZeeboXOF) Parent(left *[32]byte, counter uint64, key *[8]uint32, flags 
 	return true
 }
 
-// chunkInto leaves in d the node of chunk that ZeeboChunk returns but its
-// counter: d's counter, last block computed and count of its bytes are
-// what the last seek left.
+// chunkInto leaves in d the node of chunk that SetChunk sets but its
+// counter: each block but the last compressed by a seek (zeebo's
+// setPosition: the counter set, one compression into d's buffer), whose
+// first half is the next chaining value. d's counter, last block computed
+// and count of its bytes are what the last seek left.
 func chunkInto(d *zeebo.Digest, chunk []byte, key *[8]uint32, counter uint64, flags uint32) {
 	v := digestView(d)
 	v.chain, v.blen, v.flags = *key, guts.BlockSize, flags|guts.FlagChunkStart
@@ -441,7 +432,7 @@ func chunkInto(d *zeebo.Digest, chunk []byte, key *[8]uint32, counter uint64, fl
 }
 
 // ZeeboChunkOutput is ZeeboBlockOutput for chunk, the whole of an input
-// of one chunk or less: its root node as ZeeboChunk computes it, in the
+// of one chunk or less: its root node as SetChunk computes it, in the
 // Digest of zeebo's that then computes the output.
 func ZeeboChunkOutput(key *[8]uint32, flags uint32, chunk, p []byte) bool {
 	if !zeeboDigestOK() {
@@ -542,7 +533,7 @@ func ForgetZeeboHasherLayout() (restore func()) { return zeeboLayout.forget() }
 // against lukechampine's primitives, and its position and last block after
 // a seek of its own) before any is written, and last its output through
 // zeeboOutput, and through ZeeboXOF in place where that has its layout,
-// against its own Read, and a chunk's node through ZeeboChunk against
+// against its own Read, and a chunk's node through seeks (zeeboChunk) against
 // lukechampine's.
 func ZeeboDigestOK() bool { return zeeboDigestOK() }
 
