@@ -5,7 +5,6 @@ package blake3
 
 import (
 	"fmt"
-	"math"
 	"math/bits"
 	"runtime"
 	"sync"
@@ -173,7 +172,7 @@ type dispatchTimes struct {
 	plan   [][]float64
 	blocks [2]float64
 	tree   [len(treeSizes)][2]float64
-	tail   [len(tailWays)][len(tailTrees)]float64
+	tail   [len(tailWays)][len(tailShapes)]float64
 }
 
 // snapshot times the candidates once, makes the plan and the choices that
@@ -207,7 +206,7 @@ func (d *dispatchRun) snapshot() {
 	if ok {
 		blocksByLuke.Store(byLuke)
 		bigByTree.Store(tree)
-		tailMax.Store(tailLevelsFrom(&p, d.best.plan, d.best.tail))
+		tailMax.Store(tailLevelsFrom(&p, d.best.tail))
 	}
 	dispatchMu.Unlock()
 	if ok && d.snaps <= len(d.rechecks) {
@@ -449,22 +448,29 @@ func tailLevels(n int) int {
 	return 0
 }
 
-// tailTrees are the counts of chunks of the trees measureTail times a
-// root after: trees of one subtree and of 16, the cost of a subtree being
-// the slope between them (tailLevelsFrom).
-var tailTrees = [2]uint64{1, 1<<16 - 1}
+// tailShapes are the roots measureTail times: after a tree of one chunk
+// (one subtree) and a tail of one byte (one block); after 65,535 chunks
+// (16 subtrees) and one byte; after one chunk and 1,023 bytes (16
+// blocks). The cost of a subtree, and of a block of the tail, is the
+// slope from the first (tailLevelsFrom).
+var tailShapes = [3]struct {
+	chunks uint64
+	tail   int
+}{{1, 1}, {1<<16 - 1, 1}, {1, chunkLen - 1}}
 
-// measureTail times the root output of a tree of the library's of each of
-// tailTrees' counts of chunks and a part of a chunk of one byte after them (the
-// first block of the output), side by side, as measurePlan times the
-// one-shot hashes: by the library (tree_finalize), and in Go (xof.setTail)
-// with zeebo's compression and with lukechampine's. It returns their best
-// times, [way][depth], the ways being tailWays; -1 where not timed (zeebo's
-// out of reach, or no library).
-func measureTail(l *ffi.Symbols) [len(tailWays)][len(tailTrees)]float64 {
-	var best [len(tailWays)][len(tailTrees)]float64
+// measureTail times the root output of a tree of the library's and a part
+// of a chunk after it (the first block of the output), in each of
+// tailShapes, side by side, as measurePlan times the one-shot hashes: by
+// the library (tree_finalize), and in Go (xof.setTail) with zeebo's
+// compression and with lukechampine's. It returns their best times,
+// [way][shape], the ways being tailWays; -1 where not timed (zeebo's out
+// of reach, or no library).
+func measureTail(l *ffi.Symbols) [len(tailWays)][len(tailShapes)]float64 {
+	var best [len(tailWays)][len(tailShapes)]float64
 	for w := range best {
-		best[w] = [len(tailTrees)]float64{-1, -1}
+		for k := range best[w] {
+			best[w][k] = -1
+		}
 	}
 	var t ffi.Tree
 	if l == nil || l.TreeInit(&t, modeHash, nil, 0) != ffi.OK {
@@ -473,16 +479,17 @@ func measureTail(l *ffi.Symbols) [len(tailWays)][len(tailTrees)]float64 {
 	for i := range t.Stack {
 		t.Stack[i][0] = byte(i)
 	}
+	var tail [chunkLen]byte
 	for r := range planRounds {
 		for k := range tailWays {
 			w := (k + r) % len(tailWays)
 			if tailWays[w] == implZeebo && !ffi.ZeeboDigestOK() {
 				continue
 			}
-			for d, chunks := range tailTrees {
-				t.Chunks = chunks
-				if ns := timeTail(l, tailWays[w], &t); best[w][d] < 0 || ns < best[w][d] {
-					best[w][d] = ns
+			for sh, shape := range tailShapes {
+				t.Chunks = shape.chunks
+				if ns := timeTail(l, tailWays[w], &t, tail[:shape.tail]); best[w][sh] < 0 || ns < best[w][sh] {
+					best[w][sh] = ns
 				}
 			}
 		}
@@ -493,12 +500,11 @@ func measureTail(l *ffi.Symbols) [len(tailWays)][len(tailTrees)]float64 {
 // tailWays are the ways measureTail times.
 var tailWays = [...]impl{implNative, implZeebo, implLuke}
 
-// timeTail is the time of the root output of t and a one-byte tail by c
+// timeTail is the time of the root output of t and then tail by c
 // (measureTail), in ns: a batch, divided, after a few untimed ones.
-func timeTail(l *ffi.Symbols, c impl, t *ffi.Tree) float64 {
+func timeTail(l *ffi.Symbols, c impl, t *ffi.Tree, tail []byte) float64 {
 	const reps = 8
 	var out [32]byte
-	tail := []byte{1}
 	root := func(k int) {
 		for range k {
 			if c == implNative {
@@ -518,23 +524,25 @@ func timeTail(l *ffi.Symbols, c impl, t *ffi.Tree) float64 {
 	return float64(time.Since(start).Nanoseconds()) / reps
 }
 
-// tailLevelsFrom is tailMax from the plan p, made from best (the
-// candidates' one-shot times at planSizes), and tail (measureTail's
-// times): for each size class up to a chunk where p picks a Go package,
-// the most subtrees for which that package's root of a tree and a part of
-// a chunk of that size costs no more than the library's. A root costs
-// each way a part that does not depend on the count of subtrees and a
-// part for each subtree: measureTail has them for a tail of one byte; a
-// longer tail adds its blocks to each way, which the one-shot times of
-// the tail against those of a block compare. Where the Go package's cost
-// of a subtree is no more than the library's, any count; else as many as
-// what the Go package saves on the rest pays for. On one AVX-512 host the
-// library's tree_finalize took about as long for each subtree as zeebo's
-// compression of a parent node, and far longer for the rest
+// tailLevelsFrom is tailMax from the plan p and measureTail's times: for
+// each size class up to a chunk where p picks a Go package, the most
+// subtrees for which that package's root of a tree and a part of a chunk
+// of that size costs no more than the library's. Each way, a root costs
+// its time after one subtree and one block, and for each subtree more,
+// and each block of the tail more, its slope from there (tailShapes).
+// Where the Go package's cost of a subtree is no more than the library's,
+// any count; else as many as what it saves on the rest pays for. The
+// one-shot times of the plan were tried first for the blocks' cost: they
+// ranked zeebo's compression of a tail's blocks, by seeks, ahead of the
+// library's, which hashes them faster, and a Sum after each 256-byte
+// piece of a stream ran 3% slower in Go. On one AVX-512 host the library
+// took about as long for each subtree as zeebo's compression of a parent
+// node, less for each block of the tail, and far longer for the rest
 // (docs/dispatch.md).
-func tailLevelsFrom(p *plan, best [][]float64, tail [len(tailWays)][len(tailTrees)]float64) *levels {
+func tailLevelsFrom(p *plan, tail [len(tailWays)][len(tailShapes)]float64) *levels {
 	var l levels
-	span := float64(bits.OnesCount64(tailTrees[1]) - bits.OnesCount64(tailTrees[0])) // subtrees
+	subtrees := float64(bits.OnesCount64(tailShapes[1].chunks) - bits.OnesCount64(tailShapes[0].chunks))
+	blocks := float64((tailShapes[2].tail - tailShapes[0].tail) / blockLen)
 	for cl := 1; cl < len(l); cl++ {
 		var w int
 		switch p[cl] {
@@ -545,21 +553,16 @@ func tailLevelsFrom(p *plan, best [][]float64, tail [len(tailWays)][len(tailTree
 		default:
 			continue
 		}
-		// What the tail's blocks after its first add, each way.
-		more := func(c impl) float64 {
-			a, b := interpolate(planSizes, best, c, blockLen), interpolate(planSizes, best, c, cl*blockLen)
-			if a < 0 || b < 0 {
-				return math.NaN()
-			}
-			return b - a
-		}
-		if !(min(tail[0][0], tail[0][1], tail[w][0], tail[w][1]) >= 0) {
+		if !(min(tail[0][0], tail[0][1], tail[0][2], tail[w][0], tail[w][1], tail[w][2]) >= 0) {
 			continue // not timed (-1)
 		}
-		save := tail[0][0] + more(implNative) - tail[w][0] - more(p[cl]) // at one subtree; NaN (no level) where not timed
-		goEach, libEach := (tail[w][1]-tail[w][0])/span, (tail[0][1]-tail[0][0])/span
+		// At one subtree, the tail's blocks after its first at each
+		// way's cost of a block.
+		goBlock, libBlock := (tail[w][2]-tail[w][0])/blocks, (tail[0][2]-tail[0][0])/blocks
+		save := tail[0][0] - tail[w][0] + float64(cl-1)*(libBlock-goBlock)
+		goEach, libEach := (tail[w][1]-tail[w][0])/subtrees, (tail[0][1]-tail[0][0])/subtrees
 		switch {
-		case !(save >= 0):
+		case save < 0:
 		case goEach <= libEach:
 			l[cl] = 64
 		default:
