@@ -488,7 +488,7 @@ func measureTail(l *ffi.Symbols) [len(tailWays)][len(tailShapes)]float64 {
 			}
 			for sh, shape := range tailShapes {
 				t.Chunks = shape.chunks
-				if ns := timeTail(l, tailWays[w], &t, tail[:shape.tail]); best[w][sh] < 0 || ns < best[w][sh] {
+				if ns := timeTail(l, tailWays[w], &t, tail[:shape.tail]); ns >= 0 && (best[w][sh] < 0 || ns < best[w][sh]) {
 					best[w][sh] = ns
 				}
 			}
@@ -501,14 +501,16 @@ func measureTail(l *ffi.Symbols) [len(tailWays)][len(tailShapes)]float64 {
 var tailWays = [...]impl{implNative, implZeebo, implLuke}
 
 // timeTail is the time of the root output of t and then tail by c
-// (measureTail), in ns: a batch, divided, after a few untimed ones.
+// (measureTail), in ns: a batch, divided, after a few untimed ones; -1
+// (not timed) where the library refuses the call.
 func timeTail(l *ffi.Symbols, c impl, t *ffi.Tree, tail []byte) float64 {
 	const reps = 8
 	var out [32]byte
+	refused := false
 	root := func(k int) {
 		for range k {
 			if c == implNative {
-				_ = l.TreeFinalize(t, tail, 0, out[:])
+				refused = refused || l.TreeFinalize(t, tail, 0, out[:]) != ffi.OK
 				continue
 			}
 			var x xof
@@ -521,6 +523,9 @@ func timeTail(l *ffi.Symbols, c impl, t *ffi.Tree, tail []byte) float64 {
 	root(2)
 	start := time.Now()
 	root(reps)
+	if refused {
+		return -1
+	}
 	return float64(time.Since(start).Nanoseconds()) / reps
 }
 
@@ -534,15 +539,17 @@ func timeTail(l *ffi.Symbols, c impl, t *ffi.Tree, tail []byte) float64 {
 // any count; else as many as what it saves on the rest pays for. The
 // one-shot times of the plan were tried first for the blocks' cost: they
 // ranked zeebo's compression of a tail's blocks, by seeks, ahead of the
-// library's, which hashes them faster, and a Sum after each 256-byte
-// piece of a stream ran 3% slower in Go. On one AVX-512 host the library
+// library's, which hashes them faster. On one AVX-512 host the library
 // took about as long for each subtree as zeebo's compression of a parent
-// node, less for each block of the tail, and far longer for the rest
-// (docs/dispatch.md).
+// node, less for each block of the tail, and far longer for the rest; a
+// Sum after each 128- or 256-byte piece of a stream still ran 2 to 3%
+// slower than with every root in the library, whose next call runs
+// slower after a root in Go, which this measurement of one way at a time
+// does not see (docs/dispatch.md).
 func tailLevelsFrom(p *plan, tail [len(tailWays)][len(tailShapes)]float64) *levels {
 	var l levels
 	subtrees := float64(bits.OnesCount64(tailShapes[1].chunks) - bits.OnesCount64(tailShapes[0].chunks))
-	blocks := float64((tailShapes[2].tail - tailShapes[0].tail) / blockLen)
+	blocks := float64(planClass(tailShapes[2].tail) - planClass(tailShapes[0].tail))
 	for cl := 1; cl < len(l); cl++ {
 		var w int
 		switch p[cl] {

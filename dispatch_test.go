@@ -469,6 +469,13 @@ func TestDispatchTailLevels(t *testing.T) {
 			// lukechampine: 40 saved, less 2 a block; 20 more a subtree.
 			return 1 + int((60+2*k)/10), 1 + int((40-2*k)/20)
 		}},
+		{"Go's subtree dearer by a little", [3][3]float64{times(200, 80, 60), times(100, 80.1, 60), times(190, 80, 70)}, func(k float64) (int, int) {
+			luke := 0
+			if 10-10*k >= 0 {
+				luke = 64
+			}
+			return 64, luke // zeebo: 100 saved, 0.1 lost a subtree: 1,001 subtrees, at most 64
+		}},
 		{"the same costs", [3][3]float64{times(200, 80, 60), times(200, 80, 60), times(200, 80, 60)}, func(float64) (int, int) {
 			return 64, 64 // nothing saved, nothing lost
 		}},

@@ -292,10 +292,11 @@ linux_386() {
 	mkdir -p "$bin"
 	x env GOOS=linux GOARCH=386 CGO_ENABLED=0 go test -c -o "$bin/ffi.test" ./internal/ffi || return 1
 	x env GOOS=linux GOARCH=386 CGO_ENABLED=0 go test -c -o "$bin/blake3.test" . || return 1
-	(cd internal/ffi && x env -u BLAKE3_STRICT "$bin/ffi.test" -test.short -test.v) >"$tmp/386-ffi.log" 2>&1
+	(cd internal/ffi && x env -u BLAKE3_STRICT timeout "$EMU_TIMEOUT" "$bin/ffi.test" -test.short -test.v) >"$tmp/386-ffi.log" 2>&1
 	rc=$?
 	must_pass='TestZeeboDigestOK TestZeeboDigestGuard TestZeeboChunk TestZeeboChunkOutput TestZeeboParent' check_test_log "$tmp/386-ffi.log" $rc "linux/386 internal/ffi" || ok=1
-	x env -u BLAKE3_STRICT -u BLAKE3_LIBRARY BLAKE3_BACKEND=go "$bin/blake3.test" -test.short -test.v -test.run "$bigendian_tests" >"$tmp/386.log" 2>&1
+	x env -u BLAKE3_STRICT -u BLAKE3_LIBRARY BLAKE3_BACKEND=go timeout "$EMU_TIMEOUT" \
+		"$bin/blake3.test" -test.short -test.v -test.run "$bigendian_tests" >"$tmp/386.log" 2>&1
 	rc=$?
 	check_test_log "$tmp/386.log" $rc "linux/386" || ok=1
 	return $ok
