@@ -1157,11 +1157,11 @@ func tailInGo(t *ffi.Tree, tail []byte) bool {
 // has no more subtrees than tailLevels allows for that length. Both ways
 // compress tail's blocks and then one parent node for each subtree; the
 // library adds a crossing and its tree's frame, which tailLevels weighs
-// against each way's cost of a subtree and of a block, measured. Where the plan picks the
-// library for tail's length, it takes the whole root. A Sum after each
-// 64-byte write ran at 0.89x of lukechampine's through the library
-// (BenchmarkSumEachWrite), and a Sum of a chunk and a byte read again and
-// again, or of 8 chunks and a byte, far behind zeebo's
+// against each way's cost of a subtree and of a block, measured. Where
+// the plan picks the library for tail's length, it takes the whole root.
+// A Sum after each 64-byte write ran at 0.89x of lukechampine's through
+// the library (BenchmarkSumEachWrite), and a Sum of a chunk and a byte
+// read again and again, or of 8 chunks and a byte, far behind zeebo's
 // (BenchmarkSumAgain; docs/stream.md, docs/zeebo-api.md).
 func tailGo(chunks uint64, tail []byte) bool {
 	if chunks == 0 || len(tail) == 0 || len(tail) >= chunkLen {

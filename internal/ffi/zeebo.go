@@ -115,9 +115,9 @@ func zeeboImport(s *ZeeboState) *zeebo.Hasher {
 // ZeeboFront hashes a and then b, after chunks whole chunks of an input
 // whose subtrees' chaining values are stack[i] for each bit i of chunks
 // (below 2^len(stack); any count, as zeebo's own hasher holds after a
-// Digest, from which its writes go on), in key's mode
-// (flags), with a zeebo hasher of its own (ZeeboNew), and returns what
-// that hasher holds once finalized: the count of whole chunks before the last one, the
+// Digest, from which its writes go on), in key's mode (flags), with a
+// zeebo hasher of its own (ZeeboNew), and returns what that hasher holds
+// once finalized: the count of whole chunks before the last one, the
 // chaining values of their subtrees, in stack, and the root node of the
 // whole input. The last chunk, which the caller keeps, is the input after
 // that count of chunks. It is what ZeeboExport would give of a hasher on
