@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/bits"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -551,14 +552,9 @@ func tailLevelsFrom(p *plan, tail [len(tailWays)][len(tailShapes)]float64) *leve
 	subtrees := float64(bits.OnesCount64(tailShapes[1].chunks) - bits.OnesCount64(tailShapes[0].chunks))
 	blocks := float64(planClass(tailShapes[2].tail) - planClass(tailShapes[0].tail))
 	for cl := 1; cl < len(l); cl++ {
-		var w int
-		switch p[cl] {
-		case implZeebo:
-			w = 1
-		case implLuke:
-			w = 2
-		default:
-			continue
+		w := slices.Index(tailWays[:], p[cl])
+		if w <= 0 {
+			continue // the library's (tailWays[0]), or no way of tailSum's
 		}
 		if !(min(tail[0][0], tail[0][1], tail[0][2], tail[w][0], tail[w][1], tail[w][2]) >= 0) {
 			continue // not timed (-1)
