@@ -93,14 +93,16 @@ func goBackend(reason string) backendState {
 // maxThreads is the SetMaxThreads cap; 0 means GOMAXPROCS.
 var maxThreads atomic.Int64
 
-// SetMaxThreads caps the number of threads a single large hash may use.
-// n <= 0 means GOMAXPROCS (the default); 1 turns multi-core hashing off. The
-// cap never exceeds GOMAXPROCS at the time of the call that hashes.
+// SetMaxThreads caps the number of threads a single large hash, or a
+// single large Digest.ReadAt, may use. n <= 0 means GOMAXPROCS (the
+// default); 1 turns multi-core hashing and output off. The cap never
+// exceeds GOMAXPROCS at the time of the call that hashes or reads.
 //
-// On the native path the threads are those of the library's own rayon pool,
-// sized to the cap in force at each multi-core hash (rebuilt when it
-// changes). Where threads cannot be started, large hashes run on the calling
-// goroutine's thread instead.
+// On the native path the threads of a hash are those of the library's own
+// rayon pool, sized to the cap in force at each multi-core hash (rebuilt
+// when it changes). Where threads cannot be started, large hashes run on
+// the calling goroutine's thread instead. ReadAt's are goroutines, on
+// either path.
 func SetMaxThreads(n int) {
 	if n < 0 {
 		n = 0

@@ -564,6 +564,42 @@ func BenchmarkDigestRead(b *testing.B) {
 	}
 }
 
+// BenchmarkDigestWide reads output of a one-byte input in reads of 32 KiB
+// to 8 MiB at position 0: with Read, on one core ("read"), in as many
+// parts as threads allow whatever their size ("parts": fetchWide with no
+// least part), with ReadAt (parts of outputPart bytes or more), and with
+// zeebo's Digest for scale. The figures behind outputPart
+// (docs/stream.md).
+func BenchmarkDigestWide(b *testing.B) {
+	waitPlan()
+	h, z := New(), zeebo.New()
+	_, _ = h.Write([]byte{1})
+	_, _ = z.Write([]byte{1})
+	for _, n := range []int{32 << 10, 128 << 10, 512 << 10, 1 << 20, 2 << 20, 8 << 20} {
+		p := make([]byte, n)
+		for _, impl := range []string{"read", "parts", "readat", "zeebo"} {
+			b.Run("read="+sizeName(n)+"/impl="+impl, func(b *testing.B) {
+				d, zd := h.Digest(), z.Digest()
+				b.SetBytes(int64(n))
+				for b.Loop() {
+					switch impl {
+					case "read":
+						_, _ = d.Seek(0, io.SeekStart)
+						_, _ = d.Read(p)
+					case "parts":
+						d.fetchWide(0, p, max(1, n/threads()))
+					case "readat":
+						_, _ = d.ReadAt(p, 0)
+					case "zeebo":
+						_, _ = zd.Seek(0, io.SeekStart)
+						_, _ = zd.Read(p)
+					}
+				}
+			})
+		}
+	}
+}
+
 // BenchmarkGoXOF produces the output of a 64-byte input, one read of each
 // size at position 0 of a fresh output, in the ways a Digest can (goXOF in
 // runs of guts.MaxSIMD blocks, and one block at a time with zeebo's

@@ -15,8 +15,10 @@ import (
 )
 
 // Digest captures the state of a Hasher, allowing reading and seeking
-// through the output stream. It satisfies io.Reader and io.Seeker. It is
-// not safe for concurrent use; a copy (d2 := *d) is independent.
+// through the output stream. It satisfies io.Reader, io.Seeker and
+// io.ReaderAt, whose ReadAt computes a long read on several cores. It is
+// not safe for concurrent use, but for ReadAt calls; a copy (d2 := *d) is
+// independent.
 //
 // A Digest that escapes to the heap (through io.Reader, say) is allocated
 // at each Hasher.Digest: it holds the root node of the output, or what
@@ -206,17 +208,8 @@ func (d *Digest) Read(p []byte) (n int, err error) {
 		d.x.Pos += k
 		return len(p), nil
 	}
-	switch d.src {
-	case srcErr:
-		return 0, d.held.(error)
-	case srcNone:
-		return 0, errors.New("blake3: Read on a Digest that did not come from Hasher.Digest")
-	case srcGo:
-		// zeebo's Digest cannot seek to 2^63 or past: every fetch starts
-		// before the end of the read, and so before 2^63.
-		if d.x.Pos > 1<<63 || uint64(len(p)) > 1<<63-d.x.Pos {
-			return 0, errors.New("blake3: Read past 2^63 bytes of output, where this package does not know the layout of zeebo's Digest")
-		}
+	if err := d.readErr(d.x.Pos, uint64(len(p))); err != nil {
+		return 0, err
 	}
 	k := uint64(len(p))
 	if off := d.x.Pos % guts.BlockSize; d.obOK && k <= guts.BlockSize-off {
@@ -258,6 +251,25 @@ func (d *Digest) Read(p []byte) (n int, err error) {
 	}
 	d.x.Pos = pos
 	return n, nil
+}
+
+// readErr is the error of a read of k bytes of output from position pos,
+// or nil: from a Digest with no output to read (srcErr, srcNone), and past
+// 2^63 bytes from a copy of zeebo's Digest (srcGo), which cannot seek
+// there (every fetch starts before the end of the read, and so before
+// 2^63).
+func (d *Digest) readErr(pos, k uint64) error {
+	switch d.src {
+	case srcErr:
+		return d.held.(error)
+	case srcNone:
+		return errors.New("blake3: Read on a Digest that did not come from Hasher.Digest")
+	case srcGo:
+		if pos > 1<<63 || k > 1<<63-pos {
+			return errors.New("blake3: Read past 2^63 bytes of output, where this package does not know the layout of zeebo's Digest")
+		}
+	}
+	return nil
 }
 
 // fetchTwo is Read's case of a read of less than a block that runs past the

@@ -86,6 +86,31 @@ func ExampleHasher_Digest() {
 	// 7ef9a714a47a4cdef62c5402a25d7994
 }
 
+func ExampleDigest_ReadAt() {
+	h := blake3.New()
+	_, _ = h.Write([]byte("hello world"))
+	d := h.Digest()
+
+	// 4 MiB of output at once: computed in parts on as many cores as
+	// SetMaxThreads allows.
+	stream := make([]byte, 4<<20)
+	if _, err := d.ReadAt(stream, 0); err != nil {
+		panic(err)
+	}
+	fmt.Printf("%x\n", stream[len(stream)-16:])
+
+	// 16 bytes at offset 100, as Seek and Read give them; the Digest's
+	// position does not move.
+	later := make([]byte, 16)
+	if _, err := d.ReadAt(later, 100); err != nil {
+		panic(err)
+	}
+	fmt.Printf("%x\n", later)
+	// Output:
+	// afd85b14ad4bd868d001d573da211640
+	// 7ef9a714a47a4cdef62c5402a25d7994
+}
+
 func ExampleHasher_Clone() {
 	h := blake3.New()
 	_, _ = h.Write([]byte("hello"))

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/hex"
 	"io"
+	"math"
 
 	"github.com/purego-blake3/blake3"
 )
@@ -29,23 +30,39 @@ func writeHex(w io.Writer, d *blake3.Digest, length uint64) error {
 	return nil
 }
 
-// writeRaw writes length raw output bytes.
+// rawChunk is the most output writeRaw reads at once: 16 of the parts
+// that Digest.ReadAt computes on a core each (a MiB or more), so that a
+// long --raw output is computed on up to 16 cores, where b3sum computes it
+// on one (BenchmarkDigestWide; docs/b3sum.md).
+const rawChunk = 16 << 20
+
+// writeRaw writes length raw output bytes from d's position, in reads of up
+// to rawChunk bytes: at an offset (ReadAt) up to 2^63 bytes of output, and
+// from there with Read, from d's position, which writeRaw moves there
+// (ReadAt leaves it).
 func writeRaw(w io.Writer, d *blake3.Digest, length uint64) error {
-	var buf [32 * 1024]byte
-	for length > 0 {
-		n := uint64(len(buf))
-		if length < n {
-			n = length
+	buf := make([]byte, min(length, rawChunk))
+	off, err := d.Seek(0, io.SeekCurrent)
+	for length > 0 && err == nil {
+		n := min(length, uint64(len(buf)))
+		switch {
+		case off < 0: // d's position, past 2^63-1
+			_, err = io.ReadFull(d, buf[:n])
+		case uint64(off) > math.MaxInt64-n: // the read ends past 2^63-1
+			if _, err = d.Seek(off, io.SeekStart); err == nil {
+				_, err = io.ReadFull(d, buf[:n])
+			}
+			off = -1
+		default:
+			_, err = d.ReadAt(buf[:n], off)
+			off += int64(n)
 		}
-		if _, err := io.ReadFull(d, buf[:n]); err != nil {
-			return err
-		}
-		if _, err := w.Write(buf[:n]); err != nil {
-			return err
+		if err == nil {
+			_, err = w.Write(buf[:n])
 		}
 		length -= n
 	}
-	return nil
+	return err
 }
 
 // hashOne hashes one input and prints its line: raw bytes, bare hex
