@@ -17,8 +17,8 @@ import (
 // Digest captures the state of a Hasher, allowing reading and seeking
 // through the output stream. It satisfies io.Reader, io.Seeker and
 // io.ReaderAt, whose ReadAt computes a long read on several cores. It is
-// not safe for concurrent use, but for ReadAt calls; a copy (d2 := *d) is
-// independent.
+// not safe for concurrent use, except for ReadAt calls; a copy (d2 := *d)
+// is independent.
 //
 // A Digest that escapes to the heap (through io.Reader, say) is allocated
 // at each Hasher.Digest: it holds the root node of the output, or what

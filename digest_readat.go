@@ -10,16 +10,16 @@ import (
 )
 
 // ReadAt reads len(p) bytes of output from offset off into p, as Read
-// would from there, and returns len(p), or 0 and the error that Read
-// returns; it neither moves nor uses the Digest's position, so that
-// ReadAt calls may run at once, on several goroutines, as io.ReaderAt
-// allows (not with Read or Seek). Output blocks are computed apart from
-// one another, so a read of 2 MiB or more is computed in parts of at
-// least a MiB on as many cores as SetMaxThreads allows, where Read
-// computes it on one: about 1.8 times as fast on two cores
-// (BenchmarkDigestWide; docs/stream.md). The parts write to p from other
-// goroutines, so p escapes to the heap (where a buffer that long usually
-// is already); Read lets a buffer stay on the caller's stack.
+// would from there, and returns len(p); it returns 0 and an error for a
+// negative offset, and where Read would. It neither moves nor uses the
+// Digest's position, so that ReadAt calls may run at once, on several
+// goroutines, as io.ReaderAt allows (but not with Read or Seek). Output
+// blocks are computed apart from one another, so a read of 2 MiB or more
+// is computed in parts of about a MiB or more, on as many goroutines as
+// SetMaxThreads allows, where Read computes it on one. The parts write to
+// p from other goroutines, so p escapes to the heap (where a buffer that
+// long usually is already); Read lets a buffer stay on the caller's
+// stack.
 func (d *Digest) ReadAt(p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, errors.New("blake3: ReadAt at a negative offset")
@@ -43,16 +43,18 @@ func (d *Digest) ReadAt(p []byte, off int64) (int, error) {
 // (BenchmarkDigestWide; docs/stream.md).
 const outputPart = 1 << 20
 
-// fetchWide is fetch for a read of p from position pos, in parts of at
-// least least bytes (outputPart) on up to threads() goroutines, the
-// caller's among them; a read of less than two parts, one with a single
-// thread allowed, and one that wraps past 2^64 are one fetch
-// (outputParts). Each part is a fetch of a copy of d, as d was before the
-// read (a copy is independent): only the caller's part changes d, as a
-// fetch does. A part that panics (the library's internal error) is
-// recovered on its goroutine; fetchWide waits for every part, so that
-// none writes to p after it returns, and then panics with the first such
-// value, as a fetch would have.
+// fetchWide is fetch for a read of p from position pos, in parts of about
+// least bytes (outputPart) or more, each on a goroutine of its own, at
+// most threads() of them; a read of less than two parts, one with a single
+// thread allowed, and one that wraps past 2^64 are one fetch, on the
+// caller's goroutine (outputParts). Each part is a fetch of a copy of d,
+// as d was before the read (a copy is independent), so that d does not
+// change once there are parts. A part that panics (the library's internal
+// error) is recovered on its goroutine; fetchWide waits for every part,
+// so that none writes to p after it returns, and then panics with the
+// first such value, as a fetch would have. The caller's goroutine waits
+// rather than compute a part, so that every part is computed, and
+// recovered, alike.
 func (d *Digest) fetchWide(pos uint64, p []byte, least int) {
 	ends := outputParts(pos, len(p), threads(), least)
 	if ends == nil {
@@ -64,21 +66,23 @@ func (d *Digest) fetchWide(pos uint64, p []byte, least int) {
 		mu    sync.Mutex
 		first any
 	)
-	part := func(c *Digest, from, to int) {
-		defer func() {
-			if r := recover(); r != nil {
-				mu.Lock()
-				first = cmp.Or(first, r)
-				mu.Unlock()
-			}
-		}()
-		c.fetch(pos+uint64(from), p[from:to])
-	}
-	for i := 1; i < len(ends); i++ {
+	for i, to := range ends {
+		from := 0
+		if i > 0 {
+			from = ends[i-1]
+		}
 		c := *d
-		wg.Go(func() { part(&c, ends[i-1], ends[i]) })
+		wg.Go(func() {
+			defer func() {
+				if r := recover(); r != nil {
+					mu.Lock()
+					first = cmp.Or(first, r)
+					mu.Unlock()
+				}
+			}()
+			c.fetch(pos+uint64(from), p[from:to])
+		})
 	}
-	part(d, 0, ends[0])
 	wg.Wait()
 	if first != nil {
 		panic(first)
@@ -88,10 +92,10 @@ func (d *Digest) fetchWide(pos uint64, p []byte, least int) {
 // outputParts splits a read of n bytes of output from position pos into
 // parts for fetchWide: as many as t threads and parts of least bytes or
 // more allow, of about the same size, each but the first starting on a
-// block's edge (a part that starts within a block computes that whole
-// block). It returns each part's end, an offset into the read, and nil
-// (allocating nothing) for fewer than two parts and for a read that wraps
-// past 2^64.
+// block's edge, which may take up to a block less from a part (a part
+// that starts within a block computes that whole block). It returns each
+// part's end, an offset into the read, and nil (allocating nothing) for
+// fewer than two parts and for a read that wraps past 2^64.
 func outputParts(pos uint64, n, t, least int) []int {
 	k := min(t, n/least)
 	if k < 2 || pos > math.MaxUint64-uint64(n) {

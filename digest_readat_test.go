@@ -66,8 +66,9 @@ func TestOutputParts(t *testing.T) {
 
 // TestDigestReadAt: ReadAt is the output zeebo reads from its offset,
 // from every source of a Digest (a block's node, the input of up to a
-// chunk, a longer input's node, a copy of zeebo's Digest where its layout
-// is not known), in every mode, from the library and from Go (each way of
+// chunk, under the library's plan without zeebo's assembly, a longer
+// input's node, a copy of zeebo's Digest where its layout is not known),
+// in every mode, from the library and from Go (each way of
 // outputs): a read of two parts or more (fetchWide, on several
 // goroutines) and one of less than a block, at a block's edge and within
 // one, from a new Digest and from one with a block at hand, on all
@@ -81,10 +82,21 @@ func TestDigestReadAt(t *testing.T) {
 	n := 2*outputPart + 100
 	subBackends(t, func(t *testing.T) {
 		forEachOutput(t, func(t *testing.T) {
-			for _, roots := range []bool{true, false} {
+			for _, c := range []struct{ roots, short bool }{{true, false}, {false, false}, {true, true}} {
+				roots := c.roots
 				zeeboRoots = roots
-				if !roots && lib != nil {
-					continue // srcGo is the Go path's
+				if !roots && lib != nil || c.short && lib == nil {
+					continue // srcGo is the Go path's, srcShort the native path's
+				}
+				if c.short {
+					// The library's plan, without zeebo's assembly: a
+					// Digest of 65 bytes to a chunk holds the input
+					// (srcShort), which a fetch turns into a node where
+					// Go computes the output (setOutput).
+					restore, asm := pinDispatch(), zeeboAsm
+					planNow.Store(planAll(implNative))
+					zeeboAsm = false
+					defer func() { restore(); zeeboAsm = asm }()
 				}
 				for _, m := range allHashModes {
 					for _, size := range []int{10, 100, 5000} {
@@ -97,8 +109,11 @@ func TestDigestReadAt(t *testing.T) {
 							for _, threads := range []int{0, 1} {
 								SetMaxThreads(threads)
 								for _, k := range []int{n, 1, 40, 0} {
-									what := fmt.Sprintf("%v, %d bytes, zeebo's roots %v, %d threads: ReadAt(%d bytes, %d)", m, size, roots, threads, k, off)
+									what := fmt.Sprintf("%v, %d bytes, zeebo's roots %v, the library's plan %v, %d threads: ReadAt(%d bytes, %d)", m, size, roots, c.short, threads, k, off)
 									d := h.Digest()
+									if short := size == 100 && c.short; short != (d.src == srcShort) {
+										t.Fatalf("%s: a Digest from source %d; want the input (%d): %v", what, d.src, srcShort, short)
+									}
 									_, _ = d.Seek(100, io.SeekStart) // in the second block
 									got := make([]byte, 20)
 									_, _ = d.Read(got[:5]) // a block at hand
@@ -168,14 +183,30 @@ func TestDigestReadAtErrors(t *testing.T) {
 }
 
 // TestDigestReadAtConcurrent: ReadAt calls on one Digest at once, on
-// several goroutines, each wide, read the output (under the race
-// detector, where CI runs it, they share nothing they write).
+// several goroutines, each wide, read the output, from a Digest that
+// holds its input, which each fetch turns into a node (under the race
+// detector, where CI runs it: they share nothing they write).
 func TestDigestReadAtConcurrent(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	in := vectorInput(100) // srcShort on the native path: its fetch makes a node
+	defer capThreads(0)()
+	in := vectorInput(100)
 	h := New()
 	_, _ = h.Write(in)
+	if lib != nil {
+		// The input in the Digest (srcShort), as TestDigestReadAt has it,
+		// and the output in Go: each part's fetch makes a node of its
+		// copy.
+		defer pinDispatch()()
+		defer setOutput(1)()
+		asm := zeeboAsm
+		defer func() { zeeboAsm = asm }()
+		planNow.Store(planAll(implNative))
+		zeeboAsm = false
+	}
 	d := h.Digest()
+	if lib != nil && d.src != srcShort {
+		t.Fatalf("a Digest from source %d; want the input (%d)", d.src, srcShort)
+	}
 	n := 2 * outputPart
 	var wg sync.WaitGroup
 	for i := range 4 {

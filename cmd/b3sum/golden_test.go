@@ -241,10 +241,13 @@ func TestGoldenRaw(t *testing.T) {
 	compare(t, dir, nil, errExact, "--raw", "-l", "0", "f0")
 	compare(t, dir, nil, errExact, "--raw", "--length", "100000", "--seek", "5", "f16384")
 	// Output past rawChunk, read at offsets in parts on several cores
-	// (Digest.ReadAt), and reads that end past 2^63-1, where writeRaw
-	// reads on with Read.
+	// (Digest.ReadAt), on one thread and on all; reads that end past
+	// 2^63-1, where writeRaw reads on with Read, from its first read and
+	// after reads at offsets (20 MiB before 2^63-1).
 	compare(t, dir, nil, errExact, "--raw", "--length", "40000001", "--seek", "17", "f1")
+	compare(t, dir, nil, errExact, "--raw", "--length", "5000001", "--seek", "17", "--num-threads", "1", "f1")
 	compare(t, dir, nil, errExact, "--raw", "--length", "16777300", "--seek", "9223372036854775000", "f1025")
+	compare(t, dir, nil, errExact, "--raw", "--length", "41943045", "--seek", "9223372036833804287", "f1")
 	compare(t, dir, nil, errExact, "--raw", "--length", "3", "--seek", "9223372036854775807", "f1")
 	compare(t, dir, nil, errExact, "--raw", "--no-names", "--tag", "f1")
 	compare(t, dir, nil, errExact, "--raw", "f1", "f0")

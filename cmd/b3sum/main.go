@@ -34,6 +34,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 	"sync"
 
@@ -55,6 +56,10 @@ type runner struct {
 	stderr io.Writer
 	errMu  sync.Mutex
 	prog   *progress
+
+	// threads is how many threads a hash or an output read may use
+	// (setThreads).
+	threads int
 }
 
 func main() {
@@ -132,7 +137,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, stderrTTY boo
 	default:
 		r.base = blake3.New()
 	}
-	setThreads(opts)
+	r.threads = setThreads(opts)
 
 	var failed uint64
 	for _, path := range files {
@@ -196,8 +201,10 @@ func readKey(stdin io.Reader) ([]byte, error) {
 }
 
 // setThreads applies --num-threads, or like b3sum (rayon) the
-// RAYON_NUM_THREADS environment variable when the flag is absent or 0.
-func setThreads(opts *options) {
+// RAYON_NUM_THREADS environment variable when the flag is absent or 0, and
+// returns the threads a hash or an output read may then use: that count,
+// or GOMAXPROCS where it is lower or none is given (SetMaxThreads).
+func setThreads(opts *options) int {
 	n := uint64(0)
 	if opts.threadsSet {
 		n = opts.numThreads
@@ -207,13 +214,15 @@ func setThreads(opts *options) {
 			n = v
 		}
 	}
+	procs := runtime.GOMAXPROCS(0)
 	if n == 0 {
 		if opts.threadsSet {
 			blake3.SetMaxThreads(0)
 		}
-		return
+		return procs
 	}
 	blake3.SetMaxThreads(int(min(n, maxThreads)))
+	return int(min(n, uint64(procs)))
 }
 
 // backendLine describes the active hashing backend for --backend, e.g.

@@ -30,23 +30,29 @@ func writeHex(w io.Writer, d *blake3.Digest, length uint64) error {
 	return nil
 }
 
-// rawChunk is the most output writeRaw reads at once: 16 of the parts
-// that Digest.ReadAt computes on a core each (a MiB or more), so that a
-// long --raw output is computed on up to 16 cores, where b3sum computes it
-// on one (BenchmarkDigestWide; docs/b3sum.md).
-const rawChunk = 16 << 20
+// rawChunk is the most output writeRaw reads at once with t threads
+// allowed: a MiB for each, the least that Digest.ReadAt computes on a
+// goroutine of its own, up to 16, so that a long --raw output is computed
+// on up to 16 cores, where b3sum computes it on one (BenchmarkDigestWide;
+// docs/b3sum.md). With one thread it is a MiB too: a 32 KiB buffer took
+// 30,000 writes and crossings for a GB of output, where the output itself
+// took about five sixths of the time.
+func rawChunk(t int) uint64 {
+	return uint64(min(max(t, 1), 16)) << 20
+}
 
 // writeRaw writes length raw output bytes from d's position, in reads of up
-// to rawChunk bytes: at an offset (ReadAt) up to 2^63 bytes of output, and
-// from there with Read, from d's position, which writeRaw moves there
-// (ReadAt leaves it).
-func writeRaw(w io.Writer, d *blake3.Digest, length uint64) error {
-	buf := make([]byte, min(length, rawChunk))
+// to chunk bytes: at an offset (ReadAt), and from the first read that
+// would end past 2^63-1 bytes of output, where an offset does not reach,
+// with Read, from d's position, which writeRaw moves there (ReadAt leaves
+// it).
+func writeRaw(w io.Writer, d *blake3.Digest, length, chunk uint64) error {
+	buf := make([]byte, min(length, chunk))
 	off, err := d.Seek(0, io.SeekCurrent)
 	for length > 0 && err == nil {
 		n := min(length, uint64(len(buf)))
 		switch {
-		case off < 0: // d's position, past 2^63-1
+		case off < 0: // reading on from d's position (below)
 			_, err = io.ReadFull(d, buf[:n])
 		case uint64(off) > math.MaxInt64-n: // the read ends past 2^63-1
 			if _, err = d.Seek(off, io.SeekStart); err == nil {
@@ -76,7 +82,7 @@ func (r *runner) hashOne(path string) error {
 	w := r.stdout
 	switch {
 	case r.opts.raw:
-		return writeRaw(w, d, r.opts.length)
+		return writeRaw(w, d, r.opts.length, rawChunk(r.threads))
 	case r.opts.noNames:
 		if err := writeHex(w, d, r.opts.length); err != nil {
 			return err
