@@ -1,7 +1,10 @@
 package main
 
 import (
+	"runtime"
 	"testing"
+
+	"github.com/purego-blake3/blake3"
 )
 
 func TestLossyUTF8(t *testing.T) {
@@ -120,6 +123,46 @@ func TestParseCheckLine(t *testing.T) {
 		}
 		if err != nil || cl.path != c.path || cl.display != c.display {
 			t.Errorf("parseCheckLine(%q) = %+v, %v", c.line, cl, err)
+		}
+	}
+}
+
+// TestSetThreads: the threads setThreads lets a hash or an output read use,
+// from --num-threads, RAYON_NUM_THREADS where the flag is absent or 0, and
+// GOMAXPROCS, which caps both (as SetMaxThreads does); and rawChunk, the
+// output writeRaw reads at once: a MiB a thread, one at least, 16 at most.
+func TestSetThreads(t *testing.T) {
+	defer blake3.SetMaxThreads(0)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	for _, c := range []struct {
+		args  []string
+		rayon string
+		want  int
+	}{
+		{nil, "", 4},
+		{[]string{"--num-threads", "1"}, "", 1},
+		{[]string{"--num-threads", "3"}, "", 3},
+		{[]string{"--num-threads", "99"}, "", 4},
+		{[]string{"--num-threads", "0"}, "", 4},
+		{nil, "1", 1},
+		{[]string{"--num-threads", "0"}, "2", 2},
+		{[]string{"--num-threads", "3"}, "1", 3},
+	} {
+		t.Setenv("RAYON_NUM_THREADS", c.rayon)
+		opts, _, err := parseArgs(append(c.args, "f"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := setThreads(opts); got != c.want {
+			t.Errorf("%q, RAYON_NUM_THREADS=%q, GOMAXPROCS 4: %d threads, want %d", c.args, c.rayon, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		t    int
+		want uint64
+	}{{0, 1 << 20}, {1, 1 << 20}, {2, 2 << 20}, {16, 16 << 20}, {99, 16 << 20}} {
+		if got := rawChunk(c.t); got != c.want {
+			t.Errorf("rawChunk(%d) = %d, want %d", c.t, got, c.want)
 		}
 	}
 }
