@@ -234,17 +234,33 @@ func TestNprocLimit(t *testing.T) {
 		}
 		return true
 	}
-	goLimit := 0
-	for l := 2; l <= 40; l++ {
-		if survives(l, "go") {
-			goLimit = l
-			break
+	// The threads either backend starts vary by one or two from run to
+	// run (the runtime's own threads come when they come): the Go
+	// baseline found was 5 in some runs and 6 in others here, and the
+	// native child took 9 to 10 threads, once one more under a limit of
+	// 10 in a full go test ./... (docs/limits.md). A failure is measured
+	// again, the Go baseline included, and counts only if it holds: a
+	// backend that added a thread per hashing goroutine would die both
+	// times.
+	for attempt := 1; ; attempt++ {
+		goLimit := 0
+		for l := 2; l <= 40; l++ {
+			if survives(l, "go") {
+				goLimit = l
+				break
+			}
 		}
-	}
-	if goLimit == 0 {
-		t.Fatal("the Go backend survived no limit up to 40 threads: the children cannot run here")
-	}
-	if l := goLimit + 2*nprocProcs + 1; !survives(l, "native") {
-		t.Errorf("the Go backend survives --nproc=%d; the native backend dies at --nproc=%d", goLimit, l)
+		if goLimit == 0 {
+			t.Fatal("the Go backend survived no limit up to 40 threads: the children cannot run here")
+		}
+		l := goLimit + 2*nprocProcs + 1
+		if survives(l, "native") {
+			return
+		}
+		if attempt == 2 {
+			t.Errorf("twice: the Go backend survives --nproc=%d; the native backend dies at --nproc=%d", goLimit, l)
+			return
+		}
+		t.Logf("the Go backend survives --nproc=%d; the native backend died at --nproc=%d: measuring both again", goLimit, l)
 	}
 }
