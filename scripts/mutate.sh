@@ -57,10 +57,11 @@
 # package's _test.go files the functions its mutant's tests cannot reach
 # (scripts/testprune says what it keeps). On 40 mutants, two workers: 58 s
 # pruned against 93 s whole, the same verdicts. Mutants never change a
-# _test.go file (apply skips them), so one overlay serves every mutant of
+# _test.go file (apply refuses one), so one overlay serves every mutant of
 # a test set. A build that fails with the overlay is done again without
-# it, and the mutant's row says so. MUTATE_PRUNE=0 builds every binary
-# whole.
+# it, and the mutant's row says so; a mutant whose tests pass is built
+# whole too before it survives (runtests says why). MUTATE_PRUNE=0 builds
+# every binary whole.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -182,6 +183,10 @@ for line in open(path, encoding="utf-8"):
 if not (where and old and new is not None):
     sys.exit("mutant %s: incomplete (needs a place, a - line and a + line)" % want)
 target = os.path.join(work, where)
+if where.endswith("_test.go"):
+    # A test's mutant would test the tests, and testprune's overlay,
+    # made from the unmutated tests, would hide it.
+    sys.exit("mutant %s: %s is a test file; mutants change the code under test" % (want, where))
 if os.path.isdir(target):
     files = sorted(f for f in glob.glob(target + "/*.go") + glob.glob(target + "/*.s") if not f.endswith("_test.go"))
 else:
@@ -227,47 +232,78 @@ PY
 
 # overlay PKG REGEX prints the path of a go build overlay that leaves out
 # of PKG's test files what the tests matching REGEX cannot reach
-# (scripts/testprune, made once a worker for each set of tests): a
-# mutant's test binary compiles in about two thirds of the time. It prints
-# nothing where MUTATE_PRUNE=0, or where testprune fails.
+# (scripts/testprune, made once a worker for each set of tests). It prints
+# nothing where MUTATE_PRUNE=0, or where testprune failed for the set
+# (its message is in the folder's "err", which runtests copies to the
+# mutant's log).
+prunedir() { echo "$SCRATCH/prune/$(printf '%s\n%s' "$1" "$2" | sha256sum | cut -c1-32)"; }
 overlay() {
 	[ -n "${MUTATE_PRUNER:-}" ] || return 0
 	local dir
-	dir=$SCRATCH/prune/$(printf '%s\n%s' "$1" "$2" | cksum | tr ' ' _)
-	if [ ! -f "$dir/overlay.json" ]; then
+	dir=$(prunedir "$1" "$2")
+	if [ ! -f "$dir/overlay.json" ] && [ ! -f "$dir/err" ]; then
 		mkdir -p "$dir"
-		"$MUTATE_PRUNER" -run "$2" -out "$dir" "$WORK/$1" >/dev/null 2>"$dir/err" || return 0
+		"$MUTATE_PRUNER" -run "$2" -out "$dir" "$WORK/$1" >/dev/null 2>"$dir/stderr" || mv "$dir/stderr" "$dir/err"
 	fi
-	echo "$dir/overlay.json"
+	[ ! -f "$dir/overlay.json" ] || echo "$dir/overlay.json"
 }
 
-NOPRUNE="mutate.sh: built without testprune's overlay, which did not compile"
+# The line a mutant's log has where its binary was built whole though
+# testprune should have pruned it: the mutant's row, and the summary, say
+# so (a fault of testprune, which costs time, not a verdict).
+NOPRUNE="mutate.sh: built without testprune's overlay"
 
 # runtests PKG REGEX LOG builds the test binary of package folder PKG in
 # $WORK and runs its tests matching REGEX, in that folder; its status is 0
 # (pass), 1 (fail), 3 (does not build), 124 (timed out).
+#
+# The binary is built with the overlay of the set (above): a mutant costs
+# about two thirds of the time. A build that fails with it is done again
+# whole, so that a fault of testprune costs time, never a verdict. And
+# where the tests pass, the package and all its tests are built whole too
+# before the pass counts: a mutant that breaks the compile of a test it
+# does not run is one that does not build (3), as without the overlay, not
+# one that survives. Where its tests fail, it is killed, whether or not
+# the tests it does not run would compile.
 runtests() {
 	local pkg=$1 run=$2 log=$3 bin=$SCRATCH/blake3.test ov
 	rm -f "$bin"
 	ov=$(overlay "$pkg" "$run")
-	# Without DWARF (-w) the link takes a third of the time; no test reads
-	# the test binary's debug information. A build that fails with the
-	# overlay is tried again without it, so that a fault of testprune
-	# costs time, never a verdict.
-	if [ -n "$ov" ] && (cd "$WORK" && go test -vet=off -ldflags=-w -overlay "$ov" -c -o "$bin" "./$pkg") >"$log" 2>&1; then
-		:
-	elif (cd "$WORK" && go test -vet=off -ldflags=-w -c -o "$bin" "./$pkg") >"$log" 2>&1; then
-		[ -z "$ov" ] || echo "$NOPRUNE" >>"$log"
+	if [ -z "$ov" ] && [ -n "${MUTATE_PRUNER:-}" ]; then
+		echo "$NOPRUNE: testprune failed: $(head -n 3 "$(prunedir "$pkg" "$run")/err" | tr '\n' ' ')" >"$log"
 	else
-		return 3
+		: >"$log"
 	fi
+	# Without DWARF (-w) the link takes a third of the time; no test reads
+	# the test binary's debug information.
+	if [ -n "$ov" ] && (cd "$WORK" && go test -vet=off -ldflags=-w -overlay "$ov" -c -o "$bin" "./$pkg") >"$log.build" 2>&1; then
+		:
+	else
+		if [ -n "$ov" ]; then
+			{
+				echo "$NOPRUNE: the build with it failed:"
+				head -n 10 "$log.build"
+			} >>"$log"
+			ov=""
+		fi
+		(cd "$WORK" && go test -vet=off -ldflags=-w -c -o "$bin" "./$pkg") >"$log.build" 2>&1 || {
+			cat "$log.build" >>"$log"
+			return 3
+		}
+	fi
+	cat "$log.build" >>"$log"
 	local rc=0
 	# -test.failfast: a killed mutant's tests stop at the first failure
 	# (on 40 mutants, 275 s instead of 302).
 	(cd "$WORK/$pkg" && BLAKE3_BACKEND=$BACKEND timeout -k 10 "$TIMEOUT" "$bin" \
 		-test.short -test.count=1 -test.failfast -test.run "$run") >>"$log" 2>&1 || rc=$?
 	case $rc in
-	0) return 0 ;;
+	0)
+		if [ -n "$ov" ] && ! (cd "$WORK" && go test -vet=off -ldflags=-w -c -o "$bin" "./$pkg") >>"$log" 2>&1; then
+			return 3
+		fi
+		return 0
+		;;
 	124 | 137) return 124 ;;
 	*) return 1 ;;
 	esac
@@ -305,8 +341,8 @@ run_one() {
 	esac
 	{
 		printf '%-4s %-20s %-6s %-9s %4ss  %s\n' "$id" "$line" "$expect" "$result" "$secs" "$why"
-		if grep -qxF "$NOPRUNE" "$SCRATCH/$id.log"; then
-			echo "       ($NOPRUNE: a fault of scripts/testprune, a cost of time)"
+		if grep -qF "$NOPRUNE" "$SCRATCH/$id.log"; then
+			echo "       ($(grep -m 1 -F "$NOPRUNE" "$SCRATCH/$id.log" | sed 's/^mutate.sh: //; s/:$//'); a fault of scripts/testprune, a cost of time)"
 		fi
 		case $result in
 		NOBUILD) sed -n '1,10p' "$SCRATCH/$id.log" | sed 's/^/       /' ;;
@@ -339,9 +375,13 @@ fi
 
 JOBS=${MUTATE_JOBS:-$(nproc)}
 [ "$JOBS" -le 4 ] || JOBS=4
+unset MUTATE_PRUNER
 if [ "${MUTATE_PRUNE:-1}" != 0 ]; then
-	export MUTATE_PRUNER=$SCRATCH/testprune
-	(cd "$ROOT" && go build -o "$MUTATE_PRUNER" ./scripts/testprune)
+	if (cd "$ROOT" && go build -o "$SCRATCH/testprune" ./scripts/testprune); then
+		export MUTATE_PRUNER=$SCRATCH/testprune
+	else
+		echo "mutate.sh: scripts/testprune does not build: every test binary is built whole (slower, the same verdicts)"
+	fi
 fi
 BLOCKS=$SCRATCH/blocks
 mkdir -p "$BLOCKS"
@@ -455,7 +495,7 @@ echo
 echo "mutate.sh: $killed killed, $survived survived, $equiv equivalent (survived as expected), $broken did not apply or build"
 noprune=$(for id in $ids; do grep -lF "$NOPRUNE" "$BLOCKS/$id" || true; done | wc -l | tr -d ' ')
 if [ "$noprune" != 0 ]; then
-	echo "mutate.sh: $noprune mutants built without testprune's overlay (it did not compile): a fault of scripts/testprune"
+	echo "mutate.sh: $noprune mutants built without testprune's overlay (their rows say why): a fault of scripts/testprune"
 fi
 if [ "$broken" -gt 0 ]; then
 	exit 2

@@ -12,23 +12,27 @@
 //     constants (a variable's initializer may call anything);
 //   - every method, init and TestMain;
 //   - the tests, fuzz targets and examples whose names the pattern
-//     matches (as go test matches a top-level name; a pattern with a
-//     slash is not pruned at all);
-//   - every function named by an identifier in what it keeps, or inside a
-//     string literal there (a test that runs its own binary with
-//     "-test.run=^TestChild$" keeps TestChild), and so on to a fixed point.
+//     matches, as go test matches a top-level name (the first element of
+//     each of the pattern's alternatives);
+//   - every function named by an identifier in what it keeps, and every
+//     test, fuzz target and example whose name is inside a string literal
+//     there (a test that runs its own binary with "-test.run=^TestChild$"
+//     keeps TestChild), and so on to a fixed point. A name computed at run
+//     time ("^" + t.Name() + "Child$") is not followed.
 //
 // Benchmarks nobody names go, as -test.bench is not set. Names are
 // matched without scopes, across both packages: a local variable named as
 // a function keeps the function, which costs compile time, never a test.
-// An import that no kept code uses becomes a blank import, so the file
-// still compiles. The overlay maps each pruned file to its pruned copy;
-// files it leaves whole are not in it.
+// A pattern that go test would rewrite (one with a space or a character
+// that does not print) keeps every test. An import that no kept code uses
+// becomes a blank import, which still runs the package's init, so the file
+// still compiles and starts as before. A function cut leaves its lines
+// empty, so that the lines a failure reports are the file's own. The
+// overlay maps each pruned file to its pruned copy; files it leaves whole
+// are not in it.
 //
 // Usage: testprune -run PATTERN -out DIR FOLDER. It writes DIR/overlay.json
-// and the pruned copies in DIR, and prints the overlay's path. A build
-// that fails with the overlay is a fault of this program: mutate.sh then
-// builds without it.
+// and the pruned copies in DIR, and prints the overlay's path.
 package main
 
 import (
@@ -43,7 +47,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -71,42 +74,152 @@ type source struct {
 	file *ast.File
 }
 
+// prune writes to out the overlay for the tests of dir that run matches,
+// and the pruned files it names, and returns the overlay's path.
 func prune(dir, run, out string) (string, error) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err
 	}
-	var match *regexp.Regexp
-	if run != "" && !strings.Contains(run, "/") {
-		if match, err = regexp.Compile(run); err != nil {
-			return "", err
-		}
-	}
-	names, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
+	match, err := topLevel(run)
 	if err != nil {
 		return "", err
 	}
 	fset := token.NewFileSet()
+	files, err := parse(fset, dir)
+	if err != nil {
+		return "", err
+	}
+	kept := reach(files, match)
+	overlay := map[string]string{}
+	var names map[string]string // package names by import path, once needed
+	for i, s := range files {
+		var cuts []*ast.FuncDecl
+		for _, d := range s.file.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && !kept[fd] {
+				cuts = append(cuts, fd)
+			}
+		}
+		if len(cuts) == 0 {
+			continue
+		}
+		if names == nil {
+			if names, err = importNames(dir, files); err != nil {
+				return "", err
+			}
+		}
+		pruned := filepath.Join(out, fmt.Sprintf("%d_%s", i, filepath.Base(s.path)))
+		if err := os.WriteFile(pruned, edit(fset, s, cuts, unused(s, kept, names)), 0o644); err != nil {
+			return "", err
+		}
+		overlay[s.path] = pruned
+	}
+	j, err := json.Marshal(map[string]any{"Replace": overlay})
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(out, "overlay.json")
+	return path, os.WriteFile(path, j, 0o644)
+}
+
+// topLevel returns whether go test -test.run=run runs a top-level test of
+// a name: run split as the testing package splits it (splitRegexp), into
+// alternatives at each top-level "|" and levels at each top-level "/";
+// the name matches when the first level of an alternative matches it.
+// Where testing would rewrite the pattern (a space, a rune that does not
+// print), everything matches.
+func topLevel(run string) (func(string) bool, error) {
+	all := func(string) bool { return true }
+	if run == "" || strings.ContainsFunc(run, func(r rune) bool { return r == ' ' || !strconv.IsPrint(r) }) {
+		return all, nil
+	}
+	var firsts []*regexp.Regexp
+	add := func(first string) error {
+		re, err := regexp.Compile(first)
+		firsts = append(firsts, re)
+		return err
+	}
+	brackets, parens, level := 0, 0, 0 // level: the "/"s seen in this alternative
+	start := 0
+	for i := 0; i < len(run); i++ {
+		switch run[i] {
+		case '[':
+			brackets++
+		case ']':
+			brackets = max(brackets-1, 0) // an unmatched ']' is legal
+		case '(':
+			if brackets == 0 {
+				parens++
+			}
+		case ')':
+			if brackets == 0 {
+				parens--
+			}
+		case '\\':
+			i++
+		case '/', '|':
+			if brackets != 0 || parens != 0 {
+				continue
+			}
+			if level == 0 {
+				if err := add(run[start:i]); err != nil {
+					return nil, err
+				}
+			}
+			level++
+			if run[i] == '|' {
+				level = 0
+			}
+			start = i + 1
+		}
+	}
+	if level == 0 {
+		if err := add(run[start:]); err != nil {
+			return nil, err
+		}
+	}
+	return func(name string) bool {
+		return slices.ContainsFunc(firsts, func(re *regexp.Regexp) bool { return re.MatchString(name) })
+	}, nil
+}
+
+// parse reads the _test.go files of dir.
+func parse(fset *token.FileSet, dir string) ([]*source, error) {
+	names, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
+	if err != nil {
+		return nil, err
+	}
 	var files []*source
-	funcs := map[string][]*ast.FuncDecl{} // top-level functions by name
 	for _, name := range names {
 		text, err := os.ReadFile(name)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		f, err := parser.ParseFile(fset, name, text, parser.ParseComments|parser.SkipObjectResolution)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		files = append(files, &source{name, text, f})
-		for _, d := range f.Decls {
+	}
+	return files, nil
+}
+
+// reach returns the top-level functions (not methods) of files that the
+// tests match selects can reach, by the rules in the package doc.
+func reach(files []*source, match func(string) bool) map[*ast.FuncDecl]bool {
+	funcs := map[string][]*ast.FuncDecl{}
+	var tests []string // the names of tests, fuzz targets and examples
+	for _, s := range files {
+		for _, d := range s.file.Decls {
 			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil {
-				funcs[fd.Name.Name] = append(funcs[fd.Name.Name], fd)
+				name := fd.Name.Name
+				if len(funcs[name]) == 0 && isTest(name) {
+					tests = append(tests, name)
+				}
+				funcs[name] = append(funcs[name], fd)
 			}
 		}
 	}
-
-	// Roots, then what they name, to a fixed point.
 	kept := map[*ast.FuncDecl]bool{}
 	var queue []ast.Node
 	keep := func(name string) {
@@ -121,16 +234,13 @@ func prune(dir, run, out string) (string, error) {
 		for _, d := range s.file.Decls {
 			fd, ok := d.(*ast.FuncDecl)
 			switch {
-			case !ok:
+			case !ok || fd.Recv != nil:
 				queue = append(queue, d)
-			case fd.Recv != nil:
-				queue = append(queue, fd)
-			case root(fd.Name.Name, match):
+			case fd.Name.Name == "TestMain" || fd.Name.Name == "init" || isTest(fd.Name.Name) && match(fd.Name.Name):
 				keep(fd.Name.Name)
 			}
 		}
 	}
-	word := regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
 	for len(queue) > 0 {
 		n := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
@@ -139,95 +249,73 @@ func prune(dir, run, out string) (string, error) {
 			case *ast.Ident:
 				keep(n.Name)
 			case *ast.BasicLit:
-				if n.Kind == token.STRING {
-					for _, w := range word.FindAllString(n.Value, -1) {
-						keep(w)
+				if n.Kind != token.STRING {
+					break
+				}
+				text, err := strconv.Unquote(n.Value)
+				if err != nil {
+					text = n.Value
+				}
+				for _, t := range tests {
+					if strings.Contains(text, t) {
+						keep(t)
 					}
 				}
 			}
 			return true
 		})
 	}
-
-	overlay := map[string]string{}
-	var pkgNames map[string]string
-	for i, s := range files {
-		var cuts [][2]int // byte ranges to remove, and import specs to blank
-		var blanks []*ast.ImportSpec
-		for _, d := range s.file.Decls {
-			fd, ok := d.(*ast.FuncDecl)
-			if !ok || fd.Recv != nil || kept[fd] {
-				continue
-			}
-			start := fd.Pos()
-			if fd.Doc != nil {
-				start = fd.Doc.Pos()
-			}
-			cuts = append(cuts, [2]int{fset.Position(start).Offset, fset.Position(fd.End()).Offset})
-		}
-		if len(cuts) == 0 {
-			continue
-		}
-		if pkgNames == nil {
-			if pkgNames, err = importNames(dir, files); err != nil {
-				return "", err
-			}
-		}
-		used := map[string]bool{}
-		for _, d := range s.file.Decls {
-			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && !kept[fd] {
-				continue
-			}
-			ast.Inspect(d, func(n ast.Node) bool {
-				if sel, ok := n.(*ast.SelectorExpr); ok {
-					if x, ok := sel.X.(*ast.Ident); ok {
-						used[x.Name] = true
-					}
-				}
-				return true
-			})
-		}
-		for _, imp := range s.file.Imports {
-			p, _ := strconv.Unquote(imp.Path.Value)
-			local := pkgNames[p]
-			if imp.Name != nil {
-				local = imp.Name.Name
-			}
-			if local != "_" && local != "." && !used[local] {
-				blanks = append(blanks, imp)
-			}
-		}
-		text := edit(fset, s.text, cuts, blanks)
-		pruned := filepath.Join(out, fmt.Sprintf("%d_%s", i, filepath.Base(s.path)))
-		if err := os.WriteFile(pruned, text, 0o644); err != nil {
-			return "", err
-		}
-		overlay[s.path] = pruned
-	}
-	j, err := json.Marshal(map[string]any{"Replace": overlay})
-	if err != nil {
-		return "", err
-	}
-	path := filepath.Join(out, "overlay.json")
-	return path, os.WriteFile(path, j, 0o644)
+	return kept
 }
 
-// root reports whether go test runs the function of this name under the
-// pattern (nil: every one): a test, fuzz target or example it matches, or
-// TestMain or init, which always run.
-func root(name string, match *regexp.Regexp) bool {
-	if name == "TestMain" || name == "init" {
+// isTest reports whether go test runs a function of this name, given a
+// test's signature, as a test, fuzz target or example. Its test of the
+// letter after "Test" or "Fuzz" is ASCII only: for a name that goes on
+// with another lower-case letter it says yes, which keeps more than go
+// test runs, never less.
+func isTest(name string) bool {
+	if strings.HasPrefix(name, "Example") {
 		return true
 	}
-	for _, prefix := range []string{"Test", "Fuzz", "Example"} {
-		if rest, ok := strings.CutPrefix(name, prefix); ok && (rest == "" || !isLower(rest[0]) || prefix == "Example") {
-			return match == nil || match.MatchString(name)
+	for _, prefix := range []string{"Test", "Fuzz"} {
+		if rest, ok := strings.CutPrefix(name, prefix); ok && (rest == "" || rest[0] < 'a' || rest[0] > 'z') {
+			return true
 		}
 	}
 	return false
 }
 
-func isLower(c byte) bool { return 'a' <= c && c <= 'z' }
+// unused returns the imports of s that nothing s keeps uses, by the
+// package names that names maps their paths to (or the name the import
+// gives).
+func unused(s *source, kept map[*ast.FuncDecl]bool, names map[string]string) []*ast.ImportSpec {
+	used := map[string]bool{}
+	for _, d := range s.file.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && !kept[fd] {
+			continue
+		}
+		ast.Inspect(d, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok {
+				if x, ok := sel.X.(*ast.Ident); ok {
+					used[x.Name] = true
+				}
+			}
+			return true
+		})
+	}
+	var specs []*ast.ImportSpec
+	for _, imp := range s.file.Imports {
+		p, _ := strconv.Unquote(imp.Path.Value)
+		local := names[p]
+		if imp.Name != nil {
+			local = imp.Name.Name
+		}
+		if local != "_" && local != "." && !used[local] {
+			specs = append(specs, imp)
+		}
+	}
+	return specs
+}
 
 // importNames asks the go command for the package name of every path the
 // files import.
@@ -241,7 +329,7 @@ func importNames(dir string, files []*source) (map[string]string, error) {
 			}
 		}
 	}
-	sort.Strings(paths)
+	slices.Sort(paths)
 	cmd := exec.Command("go", append([]string{"list", "-e", "-f", "{{.ImportPath}} {{.Name}}"}, paths...)...)
 	cmd.Dir = dir
 	cmd.Stderr = os.Stderr
@@ -258,27 +346,35 @@ func importNames(dir string, files []*source) (map[string]string, error) {
 	return names, nil
 }
 
-// edit removes the byte ranges cuts from text and makes the imports blanks
-// blank, working from the end so that offsets stay valid.
-func edit(fset *token.FileSet, text []byte, cuts [][2]int, blanks []*ast.ImportSpec) []byte {
+// edit returns s's text with the functions cuts cut (each with its doc
+// comment, its lines left empty) and the imports blanks made blank.
+func edit(fset *token.FileSet, s *source, cuts []*ast.FuncDecl, blanks []*ast.ImportSpec) []byte {
 	type change struct {
 		from, to int
 		with     string
 	}
 	var changes []change
-	for _, c := range cuts {
-		changes = append(changes, change{c[0], c[1], ""})
+	offset := func(p token.Pos) int { return fset.Position(p).Offset }
+	for _, fd := range cuts {
+		from := fd.Pos()
+		if fd.Doc != nil {
+			from = fd.Doc.Pos()
+		}
+		c := change{offset(from), offset(fd.End()), ""}
+		c.with = strings.Repeat("\n", strings.Count(string(s.text[c.from:c.to]), "\n"))
+		changes = append(changes, c)
 	}
 	for _, imp := range blanks {
 		if imp.Name != nil {
-			changes = append(changes, change{fset.Position(imp.Name.Pos()).Offset, fset.Position(imp.Name.End()).Offset, "_"})
+			changes = append(changes, change{offset(imp.Name.Pos()), offset(imp.Name.End()), "_"})
 		} else {
-			at := fset.Position(imp.Path.Pos()).Offset
+			at := offset(imp.Path.Pos())
 			changes = append(changes, change{at, at, "_ "})
 		}
 	}
-	sort.Slice(changes, func(i, j int) bool { return changes[i].from > changes[j].from })
-	out := slices.Clone(text)
+	// From the end, so that the offsets before each change stay valid.
+	slices.SortFunc(changes, func(a, b change) int { return b.from - a.from })
+	out := slices.Clone(s.text)
 	for _, c := range changes {
 		out = slices.Concat(out[:c.from], []byte(c.with), out[c.to:])
 	}

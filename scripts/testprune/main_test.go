@@ -73,7 +73,7 @@ func listed(out string) []string {
 func TestPrune(t *testing.T) {
 	overlay, texts := pruned(t, "^TestA$")
 	a := texts["a_test.go"]
-	for _, want := range []string{"func TestA(", "func helperA(", "func TestChild(", "func initValue(", "func usedByInit(", "func usedByMethod(", "func (c *counter) add(", `_ "strings"`, `"os"`} {
+	for _, want := range []string{"func TestA(", "func helperA(", "func TestChild(", "func TestWord(", "func initValue(", "func usedByInit(", "func usedByMethod(", "func (c *counter) add(", `_ "strings"`, `"os"`} {
 		if !strings.Contains(a, want) {
 			t.Errorf("a_test.go lost %q:\n%s", want, a)
 		}
@@ -81,6 +81,20 @@ func TestPrune(t *testing.T) {
 	for _, gone := range []string{"TestB", "helperB", "BenchmarkB", "is pruned under"} {
 		if strings.Contains(a, gone) {
 			t.Errorf("a_test.go kept %q:\n%s", gone, a)
+		}
+	}
+	// A cut leaves its lines: every kept line is where it was.
+	whole, err := os.ReadFile(filepath.Join(fixture, "a_test.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wl, al := strings.Split(string(whole), "\n"), strings.Split(a, "\n")
+	if len(wl) != len(al) {
+		t.Errorf("a_test.go: %d lines pruned, %d whole", len(al), len(wl))
+	}
+	for i := range min(len(wl), len(al)) {
+		if al[i] != "" && al[i] != wl[i] && al[i] != strings.Replace(wl[i], `"strings"`, `_ "strings"`, 1) {
+			t.Errorf("a_test.go line %d: %q, whole %q", i+1, al[i], wl[i])
 		}
 	}
 	b := texts["b_test.go"]
@@ -92,15 +106,18 @@ func TestPrune(t *testing.T) {
 	if strings.Contains(b, "ExampleDouble") {
 		t.Errorf("b_test.go kept ExampleDouble:\n%s", b)
 	}
+	if c := texts["c_never_test.go"]; !strings.HasPrefix(c, "//go:build fixture_never\n") || strings.Contains(c, "TestNever") {
+		t.Errorf("c_never_test.go:\n%s", c)
+	}
 	// The pruned package compiles, lists what it kept, and its tests pass.
-	if got, want := listed(goTest(t, overlay, "-list", ".")), []string{"TestA", "TestChild"}; !slices.Equal(got, want) {
+	if got, want := listed(goTest(t, overlay, "-list", ".")), []string{"TestA", "TestChild", "TestWord"}; !slices.Equal(got, want) {
 		t.Errorf("pruned -list: %q, want %q", got, want)
 	}
 	goTest(t, overlay, "-run", "^TestA$")
 }
 
 func TestPruneEverything(t *testing.T) {
-	for _, run := range []string{"", "TestA/sub"} {
+	for _, run := range []string{"", "Test A", "."} {
 		overlay, texts := pruned(t, run)
 		if a := texts["a_test.go"]; !strings.Contains(a, "func helperB(") || strings.Contains(a, "BenchmarkB") {
 			t.Errorf("run %q: a_test.go:\n%s", run, a)
@@ -108,8 +125,48 @@ func TestPruneEverything(t *testing.T) {
 		if _, ok := texts["b_test.go"]; ok {
 			t.Errorf("run %q: b_test.go pruned, yet it holds only an example", run)
 		}
-		if got, want := listed(goTest(t, overlay, "-list", ".")), []string{"ExampleDouble", "TestA", "TestB", "TestChild"}; !slices.Equal(got, want) {
+		if got, want := listed(goTest(t, overlay, "-list", ".")), []string{"ExampleDouble", "TestA", "TestB", "TestChild", "TestWord"}; !slices.Equal(got, want) {
 			t.Errorf("run %q: -list: %q, want %q", run, got, want)
 		}
+	}
+}
+
+// TestTopLevel checks topLevel against the top-level tests go test runs
+// for each pattern: the same split into alternatives and levels as the
+// testing package's.
+func TestTopLevel(t *testing.T) {
+	names := []string{"TestA", "TestAB", "TestB", "TestC"}
+	for _, c := range []struct {
+		run  string
+		want []string
+	}{
+		{"", names},
+		{"^TestA$", []string{"TestA"}},
+		{"TestA", []string{"TestA", "TestAB"}},
+		{"TestA/sub", []string{"TestA", "TestAB"}},
+		{"TestB/x|^TestA$/y|TestC", []string{"TestA", "TestB", "TestC"}},
+		{"^TestC$|TestB$/TestA", []string{"TestB", "TestC"}},
+		{`\QTestA|TestC`, []string{"TestA", "TestAB", "TestC"}}, // testing splits inside \Q
+		{"^(TestA|TestC)$", []string{"TestA", "TestC"}},
+		{"^Test[A|C]$", []string{"TestA", "TestC"}},
+		{`^Test\|`, nil},
+		{"Test X", names}, // rewritten by go test: everything kept
+	} {
+		match, err := topLevel(c.run)
+		if err != nil {
+			t.Fatalf("%q: %v", c.run, err)
+		}
+		var got []string
+		for _, n := range names {
+			if match(n) {
+				got = append(got, n)
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%q: %q, want %q", c.run, got, c.want)
+		}
+	}
+	if _, err := topLevel("Test(|"); err == nil {
+		t.Error("a pattern that does not compile: no error")
 	}
 }
