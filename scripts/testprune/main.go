@@ -15,10 +15,11 @@
 //     matches, as go test matches a top-level name (the first element of
 //     each of the pattern's alternatives);
 //   - every function named by an identifier in what it keeps, and every
-//     test, fuzz target and example whose name is inside a string literal
-//     there (a test that runs its own binary with "-test.run=^TestChild$"
-//     keeps TestChild), and so on to a fixed point. A name computed at run
-//     time ("^" + t.Name() + "Child$") is not followed.
+//     test, fuzz target, example and benchmark whose name is inside a
+//     string literal there (a test that runs its own binary with
+//     "-test.run=^TestChild$" keeps TestChild), and so on to a fixed
+//     point. A name computed at run time ("^" + t.Name() + "Child$") is
+//     not followed: a test that runs a child so would find it cut.
 //
 // Benchmarks nobody names go, as -test.bench is not set. Names are
 // matched without scopes, across both packages: a local variable named as
@@ -208,12 +209,12 @@ func parse(fset *token.FileSet, dir string) ([]*source, error) {
 // tests match selects can reach, by the rules in the package doc.
 func reach(files []*source, match func(string) bool) map[*ast.FuncDecl]bool {
 	funcs := map[string][]*ast.FuncDecl{}
-	var tests []string // the names of tests, fuzz targets and examples
+	var tests []string // the names of tests, fuzz targets, examples and benchmarks
 	for _, s := range files {
 		for _, d := range s.file.Decls {
 			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil {
 				name := fd.Name.Name
-				if len(funcs[name]) == 0 && isTest(name) {
+				if len(funcs[name]) == 0 && (isTest(name) || strings.HasPrefix(name, "Benchmark")) {
 					tests = append(tests, name)
 				}
 				funcs[name] = append(funcs[name], fd)
@@ -268,11 +269,13 @@ func reach(files []*source, match func(string) bool) map[*ast.FuncDecl]bool {
 	return kept
 }
 
-// isTest reports whether go test runs a function of this name, given a
-// test's signature, as a test, fuzz target or example. Its test of the
-// letter after "Test" or "Fuzz" is ASCII only: for a name that goes on
-// with another lower-case letter it says yes, which keeps more than go
-// test runs, never less.
+// isTest reports whether go test may run a function of this name, given
+// a test's signature, as a test, fuzz target or example. It says yes for
+// more names than go test runs, which keeps more, never less: its test of
+// the letter after "Test" or "Fuzz" is ASCII only (a name that goes on
+// with another lower-case letter passes), and it takes every name that
+// starts with "Example" (go test runs only those with an output comment,
+// and go vet warns of a lower-case suffix).
 func isTest(name string) bool {
 	if strings.HasPrefix(name, "Example") {
 		return true

@@ -73,7 +73,7 @@ func listed(out string) []string {
 func TestPrune(t *testing.T) {
 	overlay, texts := pruned(t, "^TestA$")
 	a := texts["a_test.go"]
-	for _, want := range []string{"func TestA(", "func helperA(", "func TestChild(", "func TestWord(", "func initValue(", "func usedByInit(", "func usedByMethod(", "func (c *counter) add(", `_ "strings"`, `"os"`} {
+	for _, want := range []string{"func TestA(", "func helperA(", "func TestChild(", "func TestWord(", "func BenchmarkNamed(", "func initValue(", "func usedByInit(", "func usedByMethod(", "func (c *counter) add(", `_ "strings"`, `"os"`} {
 		if !strings.Contains(a, want) {
 			t.Errorf("a_test.go lost %q:\n%s", want, a)
 		}
