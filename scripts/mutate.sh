@@ -277,13 +277,15 @@ runtests() {
 	else
 		: >"$log"
 	fi
-	# Without DWARF (-w) the link takes a third of the time; no test reads
-	# the test binary's debug information.
-	if [ -n "$ov" ] && (cd "$WORK" && go test -vet=off -ldflags=-w -overlay "$ov" -c -o "$bin" "./$pkg") >"$log.build" 2>&1; then
+	# build [OVERLAY] builds the binary, with OVERLAY if given. Without
+	# DWARF (-w) the link takes a third of the time; no test reads the
+	# test binary's debug information.
+	build() { (cd "$WORK" && go test -vet=off -ldflags=-w ${1:+-overlay "$1"} -c -o "$bin" "./$pkg"); }
+	if [ -n "$ov" ] && build "$ov" >"$log.build" 2>&1; then
 		cat "$log.build" >>"$log"
 	else
 		[ -z "$ov" ] || mv "$log.build" "$log.pruned"
-		if ! (cd "$WORK" && go test -vet=off -ldflags=-w -c -o "$bin" "./$pkg") >"$log.build" 2>&1; then
+		if ! build >"$log.build" 2>&1; then
 			cat "$log.build" >>"$log" # the mutant's fault, not testprune's
 			return 3
 		fi
@@ -303,7 +305,7 @@ runtests() {
 		-test.short -test.count=1 -test.failfast -test.run "$run") >>"$log" 2>&1 || rc=$?
 	case $rc in
 	0)
-		if [ -n "$ov" ] && ! (cd "$WORK" && go test -vet=off -ldflags=-w -c -o "$bin" "./$pkg") >>"$log" 2>&1; then
+		if [ -n "$ov" ] && ! build >>"$log" 2>&1; then
 			return 3
 		fi
 		return 0

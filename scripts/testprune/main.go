@@ -130,9 +130,8 @@ func prune(dir, run, out string) (string, error) {
 // Where testing would rewrite the pattern (a space, a rune that does not
 // print), everything matches.
 func topLevel(run string) (func(string) bool, error) {
-	all := func(string) bool { return true }
 	if run == "" || strings.ContainsFunc(run, func(r rune) bool { return r == ' ' || !strconv.IsPrint(r) }) {
-		return all, nil
+		return func(string) bool { return true }, nil
 	}
 	var firsts []*regexp.Regexp
 	add := func(first string) error {
