@@ -516,9 +516,7 @@ func timeTail(l *ffi.Symbols, c impl, t *ffi.Tree, tail []byte) float64 {
 			}
 			var x xof
 			x.setTail(c == implZeebo, t.Chunks, cvStack{lo: t.Stack[:]}, &guts.IV, 0, tail)
-			if !x.blockGo(0) {
-				goXOF(x.ref(), 0, out[:])
-			}
+			x.firstBlock(out[:])
 		}
 	}
 	root(2)

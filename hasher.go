@@ -44,7 +44,9 @@ import (
 // a chunk after another hands the library the chunks before the last one
 // and keeps their chaining values in the Hasher (fold), and reads further
 // apart move what is gathered to the buffer once they have hashed 8 KiB of
-// it again (reread).
+// it again (reread). Where a read computes the root node in Go (a part of
+// a chunk after the chunks), the reads after it, until the input changes,
+// take that node (rootKept).
 // On the Go path, the first 4 KiB are gathered too (the first KiB in the
 // keyed modes), and hashed in one call at a single Sum, as Sum256 would;
 // a Digest, or a Sum after another read, of more than a chunk hashes the
@@ -108,6 +110,9 @@ type Hasher struct {
 	// (fold), and groot the root node of the input, while gnbuf is still
 	// nbuf; what is gathered after them is the last chunk, or up to
 	// firstLen bytes of input in all, which the next read folds.
+	// On the native path, groot is the root node of the input that a read
+	// computed in Go (tailSum, tailDigest) while gen and ngen were rgen and
+	// rn: the reads after it take it until the input changes (rootKept).
 	g      *zeebo.Hasher
 	live   bool
 	t      *ffi.Tree
@@ -117,6 +122,8 @@ type Hasher struct {
 	lastOK bool
 	groot  guts.Node
 	gnbuf  int
+	rgen   *uint64
+	rn     uint64
 	rlast  int // what was gathered at the last read since Reset that hashed it all (reread)
 	rwaste int // how much of it the reads since Reset hashed again (reread)
 	first  [firstLen]byte
@@ -1037,6 +1044,9 @@ func (h *Hasher) Sum(b []byte) []byte {
 		(h.mode == modeHash && (h.path != pathUnset || h.nbuf <= guts.BlockSize) || h.path != pathUnset && (h.mode == modeKeyed || h.hasCtxKey)) {
 		return h.sumHeld(b)
 	}
+	if h.rootKept() {
+		return h.keptSum(b)
+	}
 	return h.sum(b)
 }
 
@@ -1196,6 +1206,12 @@ func (s cvStack) at(i int) *[32]byte {
 func (h *Hasher) tailSum(chunks uint64, cv cvStack, tail, out []byte) {
 	var x xof
 	x.setTail(implFor(len(tail)) == implZeebo, chunks, cv, keyWords(h.mode, h.modeKey()), modeFlags(h.mode), tail)
+	h.keepRoot(&x)
+	x.firstBlock(out)
+}
+
+// firstBlock writes to out the first bytes (up to a block) of x's root output.
+func (x *xof) firstBlock(out []byte) {
 	if x.blockGo(0) {
 		copy(out, x.Out[:])
 		return
@@ -1208,6 +1224,39 @@ func (h *Hasher) tailSum(chunks uint64, cv cvStack, tail, out []byte) {
 func (h *Hasher) tailDigest(d *Digest, chunks uint64, cv cvStack, tail []byte) {
 	d.src, d.mode = srcLib, uint8(h.mode)
 	d.x.setTail(implFor(len(tail)) == implZeebo, chunks, cv, keyWords(h.mode, h.modeKey()), modeFlags(h.mode), tail)
+	h.keepRoot(&d.x)
+}
+
+// keepRoot keeps x's node, the root node of h's input, computed in Go by
+// a read on the native path, for the reads after it (rootKept).
+func (h *Hasher) keepRoot(x *xof) {
+	h.groot, h.rgen, h.rn = x.node(), h.gen, h.ngen
+}
+
+// rootKept reports whether groot is the root node of h's input: kept by a
+// read (keepRoot) since which h's count of changes has not moved, so that
+// its input is the same. Every change to the input counts one (gen), a
+// new count is a new allocation, and rgen keeps the one the node was kept
+// at from being reused; a Hasher whose copy by value has been written to
+// since is not taken (its count is behind), and panics in sum or digest as
+// before. Such a Hasher read again and again (a part of a chunk after its
+// chunks) then computes one output block, or none for a Digest, where it
+// computed the root node first (tail's blocks and a parent per subtree),
+// under the lock that copies by value share: 0.75 to 0.95 of the speed of
+// zeebo's reads, which compute it each time (BenchmarkSumAgain,
+// docs/zeebo-api.md).
+func (h *Hasher) rootKept() bool {
+	return h.rgen != nil && h.rgen == h.gen && h.rn == h.ngen && *h.gen == h.ngen
+}
+
+// keptSum is Sum from the root node kept (rootKept).
+func (h *Hasher) keptSum(b []byte) []byte {
+	var x xof
+	x.set(&h.groot)
+	n := len(b)
+	b = slices.Grow(b, 32)[:n+32]
+	x.firstBlock(b[n:])
+	return b
 }
 
 // Digest takes a snapshot of the hash state and returns an object that can
@@ -1343,6 +1392,11 @@ func (h *Hasher) spillReread() {
 
 // digest sets d, a zero Digest, to the snapshot Digest returns.
 func (h *Hasher) digest(d *Digest) {
+	if h.rootKept() {
+		d.src, d.mode = srcLib, uint8(h.mode)
+		d.x.set(&h.groot)
+		return
+	}
 	if h.digestHeld(d) || h.subDigest(d) {
 		return
 	}

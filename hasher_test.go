@@ -1731,3 +1731,101 @@ func TestSumTailInGo(t *testing.T) {
 		}
 	}
 }
+
+// TestRootKept: a native-path Hasher read again and again, with a part of
+// a chunk after its chunks, keeps the root node its read computed in Go
+// (rootKept), and its Sums and Digests after that are zeebo's; and every
+// change after it gives the new input's output: a write, a Reset and
+// another input of the same length, a Clone written to, a state resumed
+// into it, and a copy by value written to (the Hasher copied panics, and
+// the copy, Reset, hashes another input of the same length in one write,
+// which takes its new count of changes to the one its root was kept at),
+// in every mode, with zeebo's compression and lukechampine's code for the
+// tail.
+func TestRootKept(t *testing.T) {
+	if !nativeActive(t) {
+		t.Skip("no native library: the Go path keeps its root node another way (goRoot)")
+	}
+	defer pinDispatch()()
+	setTailLevels(64)
+	in, in2 := vectorInput(16*chunkLen+2), vectorInput(16*chunkLen + 3)[1:]
+	for _, im := range []impl{implZeebo, implLuke} {
+		planNow.Store(planAll(im))
+		for _, m := range marshalModes {
+			for _, n := range []int{chunkLen + 1, 3*chunkLen + 100, 8*chunkLen + 1, 13*chunkLen + 1000} {
+				what := fmt.Sprintf("plan %s, %s, %d bytes", im, m.name, n)
+				// same checks h's Sum and a read of 100 bytes of its Digest
+				// against z's.
+				same := func(h *Hasher, z *zeebo.Hasher, step string) {
+					t.Helper()
+					got, want := make([]byte, 100), make([]byte, 100)
+					_, _ = h.Digest().Read(got)
+					_, _ = z.Digest().Read(want)
+					if !bytes.Equal(got, want) || !bytes.Equal(h.Sum([]byte("b3")), z.Sum([]byte("b3"))) {
+						t.Fatalf("%s, %s: Digest %x, zeebo %x, or Sum (after 2 bytes) not zeebo's", what, step, got[:8], want[:8])
+					}
+				}
+				// kept reads h by Sum or by Digest (use) until it keeps its
+				// root node, and then both ways.
+				kept := func(h *Hasher, z *zeebo.Hasher, step, use string) {
+					t.Helper()
+					for range 12 {
+						got, want := make([]byte, 32), make([]byte, 32)
+						if use == "Sum" {
+							got, want = h.Sum(got[:0]), z.Sum(want[:0])
+						} else {
+							_, _ = h.Digest().Read(got)
+							_, _ = z.Digest().Read(want)
+						}
+						if !bytes.Equal(got, want) {
+							t.Fatalf("%s, %s: %s %x, zeebo %x", what, step, use, got[:8], want[:8])
+						}
+						if h.rootKept() {
+							same(h, z, step+", root kept")
+							return
+						}
+					}
+					t.Fatalf("%s, %s: no root kept after 12 reads by %s", what, step, use)
+				}
+				h, z := m.new(), m.ref()
+				_, _ = h.Write(in[:n])
+				_, _ = z.Write(in[:n])
+				kept(h, z, "one write", "Sum")
+
+				h2 := *h
+				_, _ = h.Write(in[n : n+1])
+				_, _ = z.Write(in[n : n+1])
+				kept(h, z, "a byte more, after a copy by value", "Digest")
+				panicsWith(t, what+", Sum after a copy by value was written to", "copy by value", func() { h2.Sum(nil) })
+				h2.Reset()
+				_, _ = h2.Write(in2[:n])
+				z2 := m.ref()
+				_, _ = z2.Write(in2[:n])
+				same(&h2, z2, "a copy by value, stale, Reset, another input in one write")
+
+				c, zc := h.Clone(), z.Clone()
+				_, _ = c.Write(in[n+1 : n+2])
+				_, _ = zc.Write(in[n+1 : n+2])
+				same(c, zc, "a Clone written to")
+				same(h, z, "after a Clone")
+
+				_, _ = h.Write(nil)
+				same(h, z, "an empty write")
+
+				h.Reset()
+				z.Reset()
+				_, _ = h.Write(in2[:n])
+				_, _ = z.Write(in2[:n])
+				kept(h, z, "Reset, another input", "Sum")
+				s, err := c.MarshalBinary()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := h.UnmarshalBinary(s); err != nil {
+					t.Fatal(err)
+				}
+				same(h, zc, "a Clone's state resumed")
+			}
+		}
+	}
+}
