@@ -1735,13 +1735,15 @@ func TestSumTailInGo(t *testing.T) {
 // TestRootKept: a native-path Hasher read again and again, with a part of
 // a chunk after its chunks, keeps the root node its read computed in Go
 // (rootKept), and its Sums and Digests after that are zeebo's; and every
-// change after it gives the new input's output: a write, a Reset and
-// another input of the same length, a Clone written to, a state resumed
-// into it, and a copy by value written to (the Hasher copied panics, and
-// the copy, Reset, hashes another input of the same length in one write,
-// which takes its new count of changes to the one its root was kept at),
-// in every mode, with zeebo's compression and lukechampine's code for the
-// tail.
+// change after it gives the new input's output: a write, an empty one, a
+// Reset (and then another input of the same length), a Clone written to,
+// a state resumed into it, and a copy by value written to (the Hasher
+// copied panics, and the copy, Reset, hashes another input of the same
+// length as the Hasher did, which takes its new count of changes to the
+// one its root was kept at), in every mode, with zeebo's compression and
+// lukechampine's code for the tail, the input written in one write and in
+// pieces (through Write's fast path); and a subtree hasher's rejected
+// write after a root kept leaves it no output, as without the root.
 func TestRootKept(t *testing.T) {
 	if !nativeActive(t) {
 		t.Skip("no native library: the Go path keeps its root node another way (goRoot)")
@@ -1749,11 +1751,22 @@ func TestRootKept(t *testing.T) {
 	defer pinDispatch()()
 	setTailLevels(64)
 	in, in2 := vectorInput(16*chunkLen+2), vectorInput(16*chunkLen + 3)[1:]
-	for _, im := range []impl{implZeebo, implLuke} {
+	for _, c := range []struct {
+		im    impl
+		piece int // the input written in one write, or in pieces of this many bytes
+	}{{implZeebo, 0}, {implLuke, 0}, {implZeebo, 100}} {
+		im := c.im
 		planNow.Store(planAll(im))
+		write := func(h *Hasher, p []byte) {
+			if c.piece == 0 {
+				_, _ = h.Write(p)
+				return
+			}
+			writeSplit(h, p, c.piece)
+		}
 		for _, m := range marshalModes {
 			for _, n := range []int{chunkLen + 1, 3*chunkLen + 100, 8*chunkLen + 1, 13*chunkLen + 1000} {
-				what := fmt.Sprintf("plan %s, %s, %d bytes", im, m.name, n)
+				what := fmt.Sprintf("plan %s, %s, %d bytes, pieces of %d", im, m.name, n, c.piece)
 				// same checks h's Sum and a read of 100 bytes of its Digest
 				// against z's.
 				same := func(h *Hasher, z *zeebo.Hasher, step string) {
@@ -1788,7 +1801,7 @@ func TestRootKept(t *testing.T) {
 					t.Fatalf("%s, %s: no root kept after 12 reads by %s", what, step, use)
 				}
 				h, z := m.new(), m.ref()
-				_, _ = h.Write(in[:n])
+				write(h, in[:n])
 				_, _ = z.Write(in[:n])
 				kept(h, z, "one write", "Sum")
 
@@ -1798,7 +1811,7 @@ func TestRootKept(t *testing.T) {
 				kept(h, z, "a byte more, after a copy by value", "Digest")
 				panicsWith(t, what+", Sum after a copy by value was written to", "copy by value", func() { h2.Sum(nil) })
 				h2.Reset()
-				_, _ = h2.Write(in2[:n])
+				write(&h2, in2[:n])
 				z2 := m.ref()
 				_, _ = z2.Write(in2[:n])
 				same(&h2, z2, "a copy by value, stale, Reset, another input in one write")
@@ -1812,9 +1825,11 @@ func TestRootKept(t *testing.T) {
 				_, _ = h.Write(nil)
 				same(h, z, "an empty write")
 
+				kept(h, z, "an empty write", "Sum")
 				h.Reset()
 				z.Reset()
-				_, _ = h.Write(in2[:n])
+				same(h, z, "Reset")
+				write(h, in2[:n])
 				_, _ = z.Write(in2[:n])
 				kept(h, z, "Reset, another input", "Sum")
 				s, err := c.MarshalBinary()
@@ -1826,6 +1841,32 @@ func TestRootKept(t *testing.T) {
 				}
 				same(h, zc, "a Clone's state resumed")
 			}
+		}
+	}
+
+	// A subtree hasher at offset 0, resumed 1,022 bytes short of 2^64-1
+	// bytes (2^54-1 chunks and a byte), with its root kept, then a write
+	// it rejects: no Sum, no Digest, as with no read before the write.
+	planNow.Store(planAll(implZeebo))
+	for _, readFirst := range []bool{false, true} {
+		var h Hasher
+		if err := h.UnmarshalBinary(marshalState(byte(modeHash), stateSubtree, [32]byte{}, 0, 1<<54-1, 1)); err != nil {
+			t.Fatal(err)
+		}
+		if readFirst {
+			h.Sum(nil)
+			if !h.rootKept() {
+				t.Fatal("a subtree hasher 1,022 bytes short of the end: no root kept")
+			}
+		}
+		if _, err := h.Write(make([]byte, 1023)); !errors.Is(err, ErrSubtreeTooLarge) {
+			t.Fatalf("a write past 2^64-1 bytes: %v, want ErrSubtreeTooLarge", err)
+		}
+		if s := h.Sum(nil); len(s) != 0 {
+			t.Errorf("read before %v: Sum after a rejected write appended %d bytes, want none", readFirst, len(s))
+		}
+		if _, err := h.Digest().Read(make([]byte, 32)); !errors.Is(err, ErrSubtreeTooLarge) {
+			t.Errorf("read before %v: a Digest's Read after a rejected write: %v, want ErrSubtreeTooLarge", readFirst, err)
 		}
 	}
 }
