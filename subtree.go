@@ -113,7 +113,7 @@ func (s *subState) accept(n int) error {
 		return s.err
 	}
 	if uint64(n) > s.max-s.n {
-		s.err = fmt.Errorf("%w: %d bytes at input offset %d, where at most %d fit", ErrSubtreeTooLarge, s.n+uint64(n), s.offset, s.max)
+		s.err = fmt.Errorf("%w: %d bytes after %d at input offset %d, where at most %d fit", ErrSubtreeTooLarge, n, s.n, s.offset, s.max)
 		return s.err
 	}
 	s.n += uint64(n)

@@ -697,6 +697,14 @@ func TestSubtreeEndOfInput(t *testing.T) {
 		if _, err := r.Write([]byte{0}); !errors.Is(err, ErrSubtreeTooLarge) {
 			t.Fatalf("resumed: the byte at 2^64: %v, want ErrSubtreeTooLarge", err)
 		}
+		// At input offset 0, 1,022 bytes short of the end: the error says
+		// what was written and what was there (their sum wraps).
+		if err := r.UnmarshalBinary(marshalState(0, 1, [32]byte{}, 0, 1<<54-1, 1)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Write(make([]byte, 1023)); !errors.Is(err, ErrSubtreeTooLarge) || !strings.Contains(err.Error(), ": 1023 bytes after 18446744073709550593 at input offset 0,") {
+			t.Fatalf("resumed at offset 0: 1023 bytes past 2^64-1: %v, want ErrSubtreeTooLarge saying 1023 bytes after 2^64-1023", err)
+		}
 	})
 	if len(cvs) == 2 && cvs["TestSubtreeEndOfInput/native"] != cvs["TestSubtreeEndOfInput/go"] {
 		t.Fatalf("the backends differ: %x", cvs)
