@@ -759,6 +759,35 @@ func TestReread(t *testing.T) {
 					}
 				}
 
+				// Reads again among reads after writes, on the Go path
+				// (the native path moves no chunk or less): the reads
+				// again of a chunk or less are never counted, before the
+				// first read after a write or after it, and the reads
+				// after writes are, from the first.
+				if goPath && n <= chunkLen {
+					h := New()
+					_, _ = h.Write(in[:n])
+					for range 50 {
+						h.Sum(nil)
+					}
+					_, _ = h.Write(in[n : n+1])
+					h.Sum(nil)
+					if spilled(h) {
+						t.Fatalf("%d bytes read 50 times, a byte more and a read: spilled", n)
+					}
+					waste, last := n, n+1 // the read after the byte counted the n before it
+					for k := n + 2; k <= chunkLen && !spilled(h); k++ {
+						_, _ = h.Write(in[k-1 : k])
+						waste += last
+						last = k
+						h.Sum(nil)
+						h.Sum(nil)
+						if want := waste >= rereadMove; spilled(h) != want {
+							t.Fatalf("%d bytes, then a byte and two reads at a time, layout known %v: spilled %v at %d; want %v", n, layout, spilled(h), k, want)
+						}
+					}
+				}
+
 				// Reset, and a Clone, start the count over: after as many
 				// reads as leave it one read short of a spill, a Clone's
 				// first read, and a first read after Reset, spill nothing.

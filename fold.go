@@ -139,9 +139,9 @@ func (h *Hasher) readNative() {
 //     hashing it in one call, as Sum256 does. One chunk or less is hashed
 //     whole at each read, as zeebo's reads hash their last chunk.
 //   - Where h cannot fold, a read goes on as before fold was written:
-//     zeebo's hasher once the reads since Reset hashed 8 KiB again
-//     (spillReread), or at once where what is gathered after front is more
-//     than a chunk.
+//     zeebo's hasher once the reads since Reset hashed 8 KiB again, as
+//     reread counts it (spillReread), or at once where what is gathered
+//     after front is more than a chunk.
 //
 // A Hasher whose copy by value was written to is left to panic as before.
 func (h *Hasher) readGo(sum bool) {
