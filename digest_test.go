@@ -624,8 +624,9 @@ func TestDigestHeldSource(t *testing.T) {
 // path, the buffer and the library's tree on the native path, which needs
 // whole chunks that absorb hands over), written to between the reads or
 // not; but a chunk or less read again with nothing written between the
-// reads never spills, as zeebo's reads hash that chunk again too. A read that moves nothing marks nothing for absorb: a Sum after the
-// input outgrows what the Hasher holds makes no tree ahead.
+// reads never spills, as zeebo's reads hash that chunk again too. A read
+// that moves nothing marks nothing for absorb: a Sum after the input
+// outgrows what the Hasher holds makes no tree ahead.
 // A Reset, or a Clone, starts the count over. Every output is zeebo's, in
 // every mode and from a zero Hasher, with zeebo's layouts known and not.
 func TestReread(t *testing.T) {
@@ -727,11 +728,10 @@ func TestReread(t *testing.T) {
 				// what the reads hashed again reaches rereadMove; from a
 				// zero Hasher too, whose Sum sets its path (Digest's too).
 				for _, zero := range []bool{false, true} {
-					h := New()
+					h, use := New(), "Digest"
 					if zero {
-						h = new(Hasher)
+						h, use = new(Hasher), "Sum"
 					}
-					use := map[bool]string{false: "Digest", true: "Sum"}[zero]
 					_, _ = h.Write(in[:n-1])
 					waste, last := 0, 0
 					for k := n; k <= firstLen && !spilled(h); k++ {
