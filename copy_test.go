@@ -29,14 +29,15 @@ func TestCopyByValue(t *testing.T) {
 	uses := func(t *testing.T, what string, h *Hasher) {
 		t.Helper()
 		for name, use := range map[string]func(){
-			"Write":         func() { _, _ = h.Write(in[:1]) },
-			"Write (large)": func() { _, _ = h.Write(in[:2*bufSize]) },
-			"WriteString":   func() { _, _ = h.WriteString("a") },
-			"Sum":           func() { h.Sum(nil) },
-			"Digest":        func() { h.Digest() },
-			"Clone":         func() { h.Clone() },
-			"MarshalBinary": func() { _, _ = h.MarshalBinary() },
-			"ReadFrom":      func() { _, _ = h.ReadFrom(bytes.NewReader(in[:10])) },
+			"Write":          func() { _, _ = h.Write(in[:1]) },
+			"Write (large)":  func() { _, _ = h.Write(in[:2*bufSize]) },
+			"WriteString":    func() { _, _ = h.WriteString("a") },
+			"Sum":            func() { h.Sum(nil) },
+			"Digest":         func() { h.Digest() },
+			"Clone":          func() { h.Clone() },
+			"MarshalBinary":  func() { _, _ = h.MarshalBinary() },
+			"ReadFrom":       func() { _, _ = h.ReadFrom(bytes.NewReader(in[:10])) },
+			"SetInputOffset": func() { _ = h.SetInputOffset(0) },
 		} {
 			panicsWith(t, name+" on "+what, copied, use)
 		}

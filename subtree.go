@@ -156,6 +156,7 @@ func (h *Hasher) goPath() bool {
 //
 // Reset clears the offset along with the input; Clone keeps it.
 func (h *Hasher) SetInputOffset(offset uint64) error {
+	h.mine() // a use, as every other call (see Hasher), before any refusal
 	if offset%chunkLen != 0 {
 		return fmt.Errorf("%w: input offset %d is not a multiple of 1024", ErrInvalidSubtree, offset)
 	}

@@ -613,7 +613,7 @@ func TestSubtreeMisuse(t *testing.T) {
 // write does (TestCopyByValue), on both backends: a copy by value taken
 // before it is independent of the original, size accounting and sticky
 // error included; one taken after it panics once the original is written
-// to.
+// to, at SetInputOffset too, which would refuse it for its input.
 func TestSubtreeCopyByValue(t *testing.T) {
 	want := func(off uint64, in []byte) Subtree {
 		s := New()
@@ -638,6 +638,15 @@ func TestSubtreeCopyByValue(t *testing.T) {
 		}
 		panicsWith(t, "Write on a copy after SetInputOffset", copied, func() { _, _ = h3.Write([]byte{2}) })
 		panicsWith(t, "FinalizeNonRoot on a copy after SetInputOffset", copied, func() { _, _ = h3.FinalizeNonRoot() })
+		// A copy that has input too: SetInputOffset panics, before it
+		// would refuse a hasher with input (or an unaligned offset).
+		h4 := New()
+		_ = h4.SetInputOffset(0)
+		_, _ = h4.Write(full[:10])
+		h5 := *h4
+		_, _ = h4.Write(full[:1])
+		panicsWith(t, "SetInputOffset on a copy with input, after the original was written to", copied, func() { _ = h5.SetInputOffset(1024) })
+		panicsWith(t, "SetInputOffset of an unaligned offset on that copy", copied, func() { _ = h5.SetInputOffset(1) })
 		if _, err := h.Write([]byte{1}); err == nil {
 			t.Fatal("a 1025th byte at offset 1024 was accepted")
 		}
