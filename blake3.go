@@ -188,7 +188,7 @@ func contextKey(context string) (key [32]byte) {
 // If you need more or less output bytes than that, use the Digest method.
 func New() *Hasher {
 	h := &Hasher{mode: modeHash}
-	h.start()
+	h.begin()
 	return h
 }
 
@@ -205,7 +205,7 @@ func NewKeyed(key []byte) (h *Hasher, err error) {
 		return nil, errKeySize
 	}
 	h = &Hasher{mode: modeKeyed, key: [32]byte(key)}
-	h.start()
+	h.begin()
 	return
 }
 
@@ -215,7 +215,7 @@ func NewKeyed(key []byte) (h *Hasher, err error) {
 // If you need more or less output bytes than that, use the Digest method.
 func NewDeriveKey(context string) *Hasher {
 	h := &Hasher{mode: modeDeriveKey, context: context}
-	h.start()
+	h.begin()
 	return h
 }
 

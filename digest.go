@@ -203,7 +203,16 @@ func (d *Digest) Read(p []byte) (n int, err error) {
 		// below reads it, without the tests before it, which took about
 		// a tenth of a Digest of 64 bytes read once (BenchmarkDigestNew,
 		// input=64B). The block stays at hand: the read ends within it.
-		d.nextBlock(0)
+		// The first block of a node that Go computes (first's second
+		// case) is computed here, without nextBlock's and first's calls,
+		// about 3% of the CPU profile of a Digest of 64 bytes read again
+		// (BenchmarkSumAgain, size=64B, read=digest).
+		if d.src == srcLib && (lib == nil || implFor(int(d.x.BlockLen)) != implNative) && d.blockGo(0) {
+			d.refills = min(d.refills+1, aheadAfter)
+			d.obOK = true
+		} else {
+			d.nextBlock(0)
+		}
 		copy(p, d.x.Out[d.x.Pos:])
 		d.x.Pos += k
 		return len(p), nil

@@ -248,6 +248,25 @@ func TestDispatchBlock(t *testing.T) {
 	})
 }
 
+// TestImplForClasses: implFor gives each size up to planMax its class's
+// implementation in the plan (0 bytes, 1 to 64, 65 to 128, ...), under a
+// plan whose neighbouring classes differ. (TestDispatchTreeSum checks the
+// sizes past planMax.)
+func TestImplForClasses(t *testing.T) {
+	defer pinDispatch()()
+	var p plan
+	for c := range p {
+		p[c] = []impl{implZeebo, implLuke, implNative}[c%3]
+	}
+	planNow.Store(&p)
+	for n := 0; n <= planMax; n++ {
+		want := p[(n+blockLen-1)/blockLen]
+		if got := implFor(n); got != want {
+			t.Fatalf("%d bytes: implFor %s, want %s", n, got, want)
+		}
+	}
+}
+
 // planAll is a plan that picks im at every size, but lukechampine above a
 // chunk, where no plan picks it (it is slow there): zeebo then.
 // setTailLevels makes tailGo allow trees of up to k subtrees at every

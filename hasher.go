@@ -202,8 +202,21 @@ func goGather(mode uint32) int {
 }
 
 // start puts h on the native path if the library is loaded, else on the Go
-// path, the first time it is needed.
+// path, the first time it is needed. Like mine, it panics if h's heap
+// state was changed by a copy by value of it.
 func (h *Hasher) start() {
+	if h.path == pathUnset || h.gen != nil && *h.gen != h.ngen {
+		h.begin()
+	}
+}
+
+// begin is start but for its usual case, a Hasher on its path with its
+// state its own: apart, so that that case is inlined into start's callers
+// (a Digest of 64 bytes read again, BenchmarkSumAgain). New, NewKeyed and
+// NewDeriveKey, whose Hasher is new, call it themselves: start inlined
+// would put them over the inliner's budget, and their Hasher on the heap
+// (TestAllocationsNewHasher).
+func (h *Hasher) begin() {
 	h.mine()
 	if h.path != pathUnset {
 		return
@@ -279,6 +292,17 @@ func (h *Hasher) Write(p []byte) (int, error) {
 		h.ngen = *h.gen
 		return len(p), nil
 	}
+	if h.buf == nil && h.g == nil && !h.sub.on && !h.far && (h.nbuf+len(p) <= chunkLen || h.front != 0 && h.foldable(len(p))) {
+		// The first chunk, in the Hasher itself (either path), or after
+		// the chunks of front, up to what it holds (foldable): here, not
+		// in write, whose frame a reused Hasher's Reset, Write and Sum of
+		// a block or less paid for (BenchmarkReuseSum).
+		h.share()
+		h.mine()
+		h.touch()
+		h.nbuf += copy(h.first[h.nbuf:], p)
+		return len(p), nil
+	}
 	return h.write(p)
 }
 
@@ -309,17 +333,9 @@ func (h *Hasher) fits(n int) error {
 	return nil
 }
 
-// write is Write's general case.
+// write is Write but for its cases above: a stream's small pieces, and the
+// first chunk.
 func (h *Hasher) write(p []byte) (int, error) {
-	if h.buf == nil && h.g == nil && !h.sub.on && !h.far && (h.nbuf+len(p) <= chunkLen || h.front != 0 && h.foldable(len(p))) {
-		// The first chunk, in the Hasher itself (either path), or after
-		// the chunks of front, up to what it holds (foldable).
-		h.share()
-		h.mine()
-		h.touch()
-		h.nbuf += copy(h.first[h.nbuf:], p)
-		return len(p), nil
-	}
 	if h.sub.on {
 		if err := h.sub.accept(len(p)); err != nil {
 			// The reads have no output now (Err), where a root kept

@@ -482,15 +482,18 @@ const (
 
 // ok reports whether the layout is known, checking it first if not yet.
 func (c *layoutCheck) ok() bool {
-	if s := c.state.Load(); s != layoutUnchecked {
-		return s == layoutKnown
+	if c.state.Load() == layoutKnown {
+		return true
 	}
 	return c.first()
 }
 
-// first is ok until the check has run: the check, once, which callers
-// beside the first wait for. A check that panics (zeebo's code, on fields
-// it lays out otherwise) makes the layout unknown.
+// first is ok but for a layout known: the check, once, which callers
+// beside the first wait for, and after it its result. A check that panics
+// (zeebo's code, on fields it lays out otherwise) makes the layout
+// unknown. ok takes only a layout known without it, which keeps ok cheap
+// enough that zeeboDigestOK, made of it, is inlined into its callers
+// (ZeeboBlockOutput: a reused Hasher's Sum of a block, BenchmarkReuseSum).
 func (c *layoutCheck) first() bool {
 	c.once.Do(func() {
 		s := layoutUnknown
