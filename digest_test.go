@@ -537,28 +537,49 @@ func TestDigestShortSource(t *testing.T) {
 // TestDigestBlockSource: the Digest of a block or less is the block as
 // its node (srcLib), from a zero Hasher too, whose first Write gathers
 // without setting its path, in every mode and on both paths; its output is
-// zeebo's.
+// zeebo's. So is the output of a block or less written after Reset to a
+// Hasher that had moved its input to the heap (zeebo's hasher on the Go
+// path, the buffer on the native path), which holds it there, not in
+// itself; and of a Hasher made while zeebo's hasher's layout was not
+// known, which, on the Go path in derive-key mode, does not keep its
+// context key.
 func TestDigestBlockSource(t *testing.T) {
 	in := vectorInput(guts.BlockSize)
+	long := bytes.Repeat([]byte{0xa5}, 3*firstLen) // not in's bytes, which the Hasher must not read again
 	forEachBackend(t, func(t *testing.T) {
 		for _, m := range marshalModes {
 			for _, n := range []int{0, 1, guts.BlockSize} {
-				for _, zero := range []bool{false, true} {
+				for _, from := range []string{"new", "zero", "reset", "unknown layout"} {
+					if from == "zero" && m.name != "hash" {
+						continue
+					}
+					restore := func() {}
+					if from == "unknown layout" {
+						restore = ffi.ForgetZeeboHasherLayout()
+					}
 					h, z := m.new(), m.ref()
-					if zero && m.name == "hash" {
+					restore()
+					switch from {
+					case "zero":
 						h = new(Hasher)
+					case "reset":
+						writeSplit(h, long, 1000)
+						if h.g == nil && h.buf == nil {
+							t.Fatalf("%s: %d bytes in pieces of 1000 left nothing on the heap", m.name, len(long))
+						}
+						h.Reset()
 					}
 					_, _ = h.Write(in[:n])
 					_, _ = z.Write(in[:n])
 					want := make([]byte, 100)
 					_, _ = z.Digest().Read(want)
 					d := h.Digest()
-					if d.src != srcLib {
-						t.Errorf("%s, %d bytes, zero Hasher %v: source %d, want srcLib", m.name, n, zero && m.name == "hash", d.src)
+					if d.src != srcLib && from != "reset" {
+						t.Errorf("%s, %d bytes, from a %s Hasher: source %d, want srcLib", m.name, n, from, d.src)
 					}
 					got := make([]byte, len(want))
 					if _, err := d.Read(got); err != nil || !bytes.Equal(got, want) {
-						t.Errorf("%s, %d bytes: %x, %v; want zeebo's %x", m.name, n, got[:8], err, want[:8])
+						t.Errorf("%s, %d bytes, from a %s Hasher: %x, %v; want zeebo's %x", m.name, n, from, got[:8], err, want[:8])
 					}
 				}
 			}

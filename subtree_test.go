@@ -445,6 +445,19 @@ func TestSubtreeOffsetZero(t *testing.T) {
 func TestSubtreeWithOffsetNoRoot(t *testing.T) {
 	subBackends(t, func(t *testing.T) {
 		for _, m := range subModes() {
+			for _, n := range []int{0, 1, 64} { // no more than a block, which reads take apart
+				h := m.mk()
+				if err := h.SetInputOffset(3 * 1024); err != nil {
+					t.Fatal(err)
+				}
+				_, _ = h.Write(make([]byte, n))
+				if got := h.Sum([]byte("x")); string(got) != "x" {
+					t.Fatalf("%d bytes: Sum with an offset appended %x", n, got[1:])
+				}
+				if _, err := h.Digest().Read(make([]byte, 8)); !errors.Is(err, ErrRootWithOffset) {
+					t.Fatalf("%d bytes: Digest Read: %v", n, err)
+				}
+			}
 			h := m.mk()
 			if err := h.SetInputOffset(3 * 1024); err != nil { // at most 1024 bytes
 				t.Fatal(err)
