@@ -17,7 +17,8 @@ const copied = "copy by value"
 // the two is written to, the other panics at every use but Reset, at any
 // input length and on both backends, and the one written to goes on as if
 // there were no copy; reads (Sum) change nothing; a copy taken before any
-// input is independent; Reset makes a Hasher that panics usable again.
+// input is independent, but not one of a Clone or a restored Hasher taken
+// before their first write; Reset makes a Hasher that panics usable again.
 // Each result is checked against zeebo.
 func TestCopyByValue(t *testing.T) {
 	in := vectorInput(3*bufSize + 5)
@@ -29,15 +30,17 @@ func TestCopyByValue(t *testing.T) {
 	uses := func(t *testing.T, what string, h *Hasher) {
 		t.Helper()
 		for name, use := range map[string]func(){
-			"Write":          func() { _, _ = h.Write(in[:1]) },
-			"Write (large)":  func() { _, _ = h.Write(in[:2*bufSize]) },
-			"WriteString":    func() { _, _ = h.WriteString("a") },
-			"Sum":            func() { h.Sum(nil) },
-			"Digest":         func() { h.Digest() },
-			"Clone":          func() { h.Clone() },
-			"MarshalBinary":  func() { _, _ = h.MarshalBinary() },
-			"ReadFrom":       func() { _, _ = h.ReadFrom(bytes.NewReader(in[:10])) },
-			"SetInputOffset": func() { _ = h.SetInputOffset(0) },
+			"Write":           func() { _, _ = h.Write(in[:1]) },
+			"Write (large)":   func() { _, _ = h.Write(in[:2*bufSize]) },
+			"WriteString":     func() { _, _ = h.WriteString("a") },
+			"Sum":             func() { h.Sum(nil) },
+			"Digest":          func() { h.Digest() },
+			"Clone":           func() { h.Clone() },
+			"MarshalBinary":   func() { _, _ = h.MarshalBinary() },
+			"ReadFrom":        func() { _, _ = h.ReadFrom(bytes.NewReader(in[:10])) },
+			"SetInputOffset":  func() { _ = h.SetInputOffset(0) },
+			"Err":             func() { _ = h.Err() },
+			"FinalizeNonRoot": func() { _, _ = h.FinalizeNonRoot() },
 		} {
 			panicsWith(t, name+" on "+what, copied, use)
 		}
@@ -53,6 +56,25 @@ func TestCopyByValue(t *testing.T) {
 			_, _ = h2.Write(y)
 			if !bytes.Equal(h.Sum(nil), sum(x)) || !bytes.Equal(h2.Sum(nil), sum(y)) {
 				t.Fatalf("%d bytes: a copy taken before any input is not independent", n)
+			}
+
+			// A Clone of a Hasher written to, and a Hasher restored from
+			// its state, have heap state before their first write: a copy
+			// of either shares it, as a copy after a write does.
+			var restored Hasher
+			if state, err := h.MarshalBinary(); err != nil || restored.UnmarshalBinary(state) != nil {
+				t.Fatalf("%d bytes: the state does not save and restore: %v", n, err)
+			}
+			for _, c := range []struct {
+				what string
+				h    *Hasher
+			}{{"a Clone", h.Clone()}, {"a restored Hasher", &restored}} {
+				c2 := *c.h
+				_, _ = c.h.Write(y)
+				if !bytes.Equal(c.h.Sum(nil), sum(x, y)) {
+					t.Fatalf("%d bytes: %s written to after a copy of it gives another hash", n, c.what)
+				}
+				uses(t, fmt.Sprintf("a copy of %s of %d bytes, the copy taken before its first write", c.what, n), &c2)
 			}
 
 			// After it, reads of both change nothing; the first written to

@@ -25,9 +25,11 @@ import (
 // reset, or given an input offset), the other panics at its next use,
 // Reset excepted, which makes it a new Hasher. The same holds for a Hasher
 // restored from an earlier copy of itself (*h = saved), and for the
-// Hashers of a slice that append has copied. A copy of a Hasher never
-// written to is independent; one reset keeps its heap state, which copies
-// of it share as above. None of these gives a wrong hash; save a Hasher with
+// Hashers of a slice that append has copied. A copy of a new Hasher never
+// written to is independent. A Hasher reset keeps its heap state, and a
+// Clone, or an UnmarshalBinary, of a Hasher that was written to has its
+// own from the start: copies of them share it as above. None of these
+// gives a wrong hash; save a Hasher with
 // Clone, or with MarshalBinary. Copies by value that are only read (Sum,
 // Digest, Clone, MarshalBinary) may be read at once, on several
 // goroutines.
@@ -1293,7 +1295,7 @@ func (h *Hasher) Digest() *Digest {
 
 // digestBlock is digestHeld for a block or less in a mode whose key the
 // Hasher keeps (all but a derive-key Hasher on the Go path where zeebo's
-// hasher cannot be made with its key: start), on either path or before
+// hasher cannot be made with its key: begin), on either path or before
 // either: the node is the block (setBlock), which it sets without
 // digestHeld's tests and frame. It reports whether it set d. A Digest of
 // 64 bytes read again took about 2% more time through digestHeld (an

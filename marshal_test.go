@@ -507,6 +507,14 @@ func TestMarshalInputEnd(t *testing.T) {
 		out := make([]byte, 70)
 		_, _ = h.Digest().Read(out)
 		all = append(all, out...)
+		// 2^64-1 bytes whose last chunk, less than a whole one, the
+		// Hasher holds in itself (Write's first-chunk case): not one more
+		// either.
+		h = resume(t, 1<<54-1, 1023)
+		if n, err := h.Write([]byte{1}); n != 0 || !errors.Is(err, ErrSubtreeTooLarge) {
+			t.Fatalf("Write at 2^64-1 bytes, a part of a chunk held: %d, %v; want ErrSubtreeTooLarge", n, err)
+		}
+		all = h.Sum(all)
 		// Short of it: small writes up to the end.
 		h = resume(t, 1<<54-16, 16000)
 		if _, err := h.Write(make([]byte, 383)); err != nil {

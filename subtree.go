@@ -199,6 +199,7 @@ func (h *Hasher) beginSubtree(offset uint64) {
 // (ErrSubtreeTooLarge), which is reported first. Only a hasher given a
 // non-zero input offset ever has an error.
 func (h *Hasher) Err() error {
+	h.mine() // a use, as every other call (see Hasher)
 	if !h.sub.on {
 		return nil
 	}
@@ -218,6 +219,7 @@ func (h *Hasher) subSum(b []byte) ([]byte, bool) {
 	if !s.on {
 		return nil, false
 	}
+	h.mine() // before the offset's empty result, as Sum's other cases
 	if s.offset != 0 || s.err != nil {
 		return b, true
 	}
@@ -260,6 +262,7 @@ func (h *Hasher) subDigest(d *Digest) bool {
 // A subtree that is the whole input (offset 0 and nothing after it) is the
 // root: its hash comes from Sum, not from merging.
 func (h *Hasher) FinalizeNonRoot() (Subtree, error) {
+	h.mine() // a use, as every other call (see Hasher), before any refusal
 	s := &h.sub
 	switch {
 	case !s.on:

@@ -651,6 +651,10 @@ func TestSubtreeCopyByValue(t *testing.T) {
 		}
 		panicsWith(t, "Write on a copy after SetInputOffset", copied, func() { _, _ = h3.Write([]byte{2}) })
 		panicsWith(t, "FinalizeNonRoot on a copy after SetInputOffset", copied, func() { _, _ = h3.FinalizeNonRoot() })
+		// Its reads too, which at an offset have no output.
+		panicsWith(t, "Sum on a copy after SetInputOffset", copied, func() { h3.Sum(nil) })
+		panicsWith(t, "Digest on a copy after SetInputOffset", copied, func() { h3.Digest() })
+		panicsWith(t, "Err on a copy after SetInputOffset", copied, func() { _ = h3.Err() })
 		// A copy that has input too: SetInputOffset panics, before it
 		// would refuse a hasher with input (or an unaligned offset).
 		h4 := New()

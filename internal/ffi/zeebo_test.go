@@ -345,7 +345,8 @@ func TestZeeboNew(t *testing.T) {
 }
 
 // TestLayoutCheck: a layout check runs once, whoever calls first, and the
-// callers beside it wait for its result; a check that panics leaves the
+// callers beside it wait for its result, as does one that calls first
+// after it (having read the state before it ended); a check that panics leaves the
 // layout unknown, with no panic; forget makes it unknown until its restore.
 func TestLayoutCheck(t *testing.T) {
 	runs := 0
@@ -377,6 +378,11 @@ func TestLayoutCheck(t *testing.T) {
 	}
 	if runs != 1 || !c.ok() || runs != 1 {
 		t.Errorf("the check ran %d times; want once", runs)
+	}
+	// A caller that read the state before the check ended calls first
+	// after it: it gets the check's result, and leaves it as it was.
+	if !c.first() || !c.ok() {
+		t.Error("first called after the check: the layout not known")
 	}
 	restore := c.forget()
 	if c.ok() {
