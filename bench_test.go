@@ -204,13 +204,13 @@ func BenchmarkDigestAgain(b *testing.B) {
 }
 
 // BenchmarkSumAgain takes the Sum of one Hasher again and again, or a
-// Digest of it and 32 bytes of output, unchanged after one write: a block
-// and a block and a byte (the input held in the Hasher, hashed again at
-// each read, as zeebo's reads hash it), a chunk and a byte (in the library's tree after 8 KiB hashed again:
-// rereadNative), 8 chunks and a byte (the tree of the first write held in
-// the Hasher: front), 63 chunks and a byte (six subtrees): the root of a
-// tree and a part of a chunk, which tailGo computes in Go or in the
-// library.
+// Digest of it and 32 bytes of output, unchanged after one write: a
+// block, and a block and a byte (the input held in the Hasher, hashed
+// again at each read, as zeebo's reads hash it), a chunk and a byte (in
+// the library's tree after 8 KiB hashed again: rereadNative), 8 chunks
+// and a byte (the tree of the first write held in the Hasher: front), 63
+// chunks and a byte (six subtrees): the root of a tree and a part of a
+// chunk, which tailGo computes in Go or in the library.
 func BenchmarkSumAgain(b *testing.B) {
 	waitPlan()
 	for _, size := range []int{blockLen, blockLen + 1, chunkLen + 1, 8*chunkLen + 1, 63*chunkLen + 1} {

@@ -19,20 +19,19 @@ import (
 // itself, and the rest of its state on the heap, allocated as the input
 // needs it, so that a new Hasher that hashes a short input allocates its
 // struct and an 8-byte count of changes, or only the count where the
-// compiler keeps it on the stack (BenchmarkNewSum). A copy by value (h2 := *h)
-// shares that state with the Hasher it was copied from once it has been
-// written to: from then on, once either of the two is written to (or
-// reset, or given an input offset), the other panics at its next use,
-// Reset excepted, which makes it a new Hasher. The same holds for a Hasher
-// restored from an earlier copy of itself (*h = saved), and for the
-// Hashers of a slice that append has copied. A copy of a new Hasher never
-// written to is independent. A Hasher reset keeps its heap state, and a
-// Clone, or an UnmarshalBinary, of a Hasher that was written to has its
-// own from the start: copies of them share it as above. None of these
-// gives a wrong hash; save a Hasher with
-// Clone, or with MarshalBinary. Copies by value that are only read (Sum,
-// Digest, Clone, MarshalBinary) may be read at once, on several
-// goroutines.
+// compiler keeps it on the stack (BenchmarkNewSum). A copy by value
+// (h2 := *h) shares that state with the Hasher it was copied from once it
+// has been written to: from then on, once either of the two is written to
+// (or reset, or given an input offset), the other panics at its next use,
+// Reset excepted, which makes it a new Hasher. The same holds for a
+// Hasher restored from an earlier copy of itself (*h = saved), and for
+// the Hashers of a slice that append has copied. A copy of a new Hasher
+// never written to is independent. A Hasher reset keeps its heap state,
+// and a Clone, or an UnmarshalBinary, of a Hasher that was written to has
+// its own from the start: copies of them share it as above. None of these
+// gives a wrong hash; save a Hasher with Clone, or with MarshalBinary.
+// Copies by value that are only read (Sum, Digest, Clone, MarshalBinary)
+// may be read at once, on several goroutines.
 //
 // On the native path, small writes are gathered on the Go side and handed to
 // the library in large batches, so a stream written in small pieces runs at
@@ -1298,7 +1297,7 @@ func (h *Hasher) Digest() *Digest {
 // hasher cannot be made with its key: begin), on either path or before
 // either: the node is the block (setBlock), which it sets without
 // digestHeld's tests and frame. It reports whether it set d. A Digest of
-// 64 bytes read again took about 2% more time through digestHeld (an
+// 64 bytes read again took 2 to 3% more time through digestHeld (an
 // in-process comparison with zeebo's, docs/zeebo-api.md).
 func (h *Hasher) digestBlock(d *Digest) bool {
 	if h.nbuf > guts.BlockSize || h.front != 0 || h.sub.on || h.buf != nil || h.g != nil || h.live ||

@@ -346,8 +346,9 @@ func TestZeeboNew(t *testing.T) {
 
 // TestLayoutCheck: a layout check runs once, whoever calls first, and the
 // callers beside it wait for its result, as does one that calls first
-// after it (having read the state before it ended); a check that panics leaves the
-// layout unknown, with no panic; forget makes it unknown until its restore.
+// after it (having read the state before it ended); a check that panics
+// leaves the layout unknown, with no panic; forget makes it unknown until
+// its restore.
 func TestLayoutCheck(t *testing.T) {
 	runs := 0
 	entered, release := make(chan struct{}), make(chan struct{})
