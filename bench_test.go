@@ -1,10 +1,14 @@
 package blake3
 
 import (
+	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"fmt"
 	"hash"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -939,6 +943,77 @@ func BenchmarkTreeSum(b *testing.B) {
 				}
 				_ = s
 			})
+		}
+	}
+}
+
+// BenchmarkReadFromStream: io.Copy of 1 and 64 MiB into a new Hasher
+// (through ReadFrom) and into zeebo's, from memory (a reader without
+// WriteTo), a file in the page cache read through Read, a pipe another
+// goroutine writes to, and a gzip stream, on both paths: the readers the
+// choice of how ReadFrom reads a stream was measured with (streamPiece).
+func BenchmarkReadFromStream(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "input")
+	data := vectorInput(64 << 20)
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	_, _ = w.Write(data)
+	_ = w.Close()
+	readers := []struct {
+		name string
+		open func(n int) (io.Reader, func())
+	}{
+		{"memory", func(n int) (io.Reader, func()) { return struct{ io.Reader }{bytes.NewReader(data[:n])}, func() {} }},
+		{"file", func(n int) (io.Reader, func()) {
+			f, err := os.Open(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return io.LimitReader(f, int64(n)), func() { _ = f.Close() }
+		}},
+		{"pipe", func(n int) (io.Reader, func()) {
+			r, w, err := os.Pipe()
+			if err != nil {
+				b.Fatal(err)
+			}
+			go func() { _, _ = w.Write(data[:n]); _ = w.Close() }()
+			return r, func() { _ = r.Close() }
+		}},
+		{"gzip", func(n int) (io.Reader, func()) {
+			z, err := gzip.NewReader(bytes.NewReader(gz.Bytes()))
+			if err != nil {
+				b.Fatal(err)
+			}
+			return io.LimitReader(z, int64(n)), func() {}
+		}},
+	}
+	for _, be := range []struct {
+		name  string
+		setup func() func()
+	}{{"auto", noSetup}, {"go", goForced}} {
+		for _, rd := range readers {
+			for _, n := range []int{1 << 20, 64 << 20} {
+				for _, impl := range []string{"ours", "zeebo"} {
+					b.Run(fmt.Sprintf("path=%s/reader=%s/size=%s/impl=%s", be.name, rd.name, sizeName(n), impl), func(b *testing.B) {
+						defer be.setup()()
+						b.SetBytes(int64(n))
+						for range b.N {
+							var h io.Writer = New()
+							if impl == "zeebo" {
+								h = zeebo.New()
+							}
+							r, done := rd.open(n)
+							if k, err := io.Copy(h, r); k != int64(n) || err != nil {
+								b.Fatalf("io.Copy: %d, %v", k, err)
+							}
+							done()
+						}
+					})
+				}
+			}
 		}
 	}
 }

@@ -526,15 +526,33 @@ func TestMarshalInputEnd(t *testing.T) {
 		all = h.Sum(all)
 		// A stream that does not fit: the pieces that do, counted.
 		h = resume(t, 1<<54-1024, 16384)
-		in := vectorInput(3 * streamPiece)
+		// 2^20-16385 bytes fit: the pieces that do, the next one
+		// refused whole.
+		in := vectorInput(2 << 20)
+		want := (1<<20 - 16385) / streamPiece * streamPiece
 		n, err := h.ReadFrom(bytes.NewReader(in))
-		if n != streamPiece || !errors.Is(err, ErrSubtreeTooLarge) {
-			t.Fatalf("ReadFrom past 2^64-1 bytes: %d, %v; want %d, ErrSubtreeTooLarge", n, err, streamPiece)
+		if n != int64(want) || !errors.Is(err, ErrSubtreeTooLarge) {
+			t.Fatalf("ReadFrom past 2^64-1 bytes: %d, %v; want %d, ErrSubtreeTooLarge", n, err, want)
 		}
 		r := resume(t, 1<<54-1024, 16384)
 		_, _ = r.Write(in[:n])
 		if !bytes.Equal(h.Sum(nil), r.Sum(nil)) {
 			t.Fatal("ReadFrom past 2^64-1 bytes: the hasher does not hold the bytes counted")
+		}
+		// The same at input offset 0 (a subtree hasher's state): the
+		// write refused, nothing kept of it, as without the offset.
+		var o Hasher
+		if err := o.UnmarshalBinary(marshalState(0, stateSubtree, [32]byte{}, 0, 1<<54-1, 1023)); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := o.Write([]byte{1}); n != 0 || !errors.Is(err, ErrSubtreeTooLarge) {
+			t.Fatalf("Write at 2^64-1 bytes, input offset 0: %d, %v; want ErrSubtreeTooLarge", n, err)
+		}
+		if err := o.Err(); err != nil {
+			t.Fatalf("Err after a write refused at input offset 0: %v; want nil, as without the offset", err)
+		}
+		if got, want := o.Sum(nil), resume(t, 1<<54-1, 1023).Sum(nil); !bytes.Equal(got, want) {
+			t.Fatalf("Sum after a write refused at input offset 0: %x; want %x, as without the offset", got, want)
 		}
 		sums[t.Name()] = h.Sum(all)
 	})

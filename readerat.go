@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 )
@@ -136,49 +138,72 @@ func (h *Hasher) digestSerial(r io.ReaderAt, n uint64) (*Digest, error) {
 }
 
 // hashLeaves fills in the chaining value of each leaf, reading r with the
-// given number of goroutines.
+// given number of goroutines. r's ReadAt runs on them: a panic or a
+// runtime.Goexit there stops the others' work and ends the caller's
+// goroutine the same way once they have all ended (readerEnd), rather than
+// leave a leaf unhashed or the caller waiting for a worker.
 func (h *Hasher) hashLeaves(r io.ReaderAt, leaves []Subtree, workers int) error {
 	var (
 		jobs   = make(chan int)
+		stop   = make(chan struct{})
 		failed atomic.Bool
 		once   sync.Once
+		halt   sync.Once
 		first  error
 		wg     sync.WaitGroup
+		ends   = make([]readerEnd, workers)
 	)
 	bufLen := min(leaves[0].Len, readBufLen) // the first leaf is the largest
 	fail := func(err error) {
 		once.Do(func() { first = err })
 		failed.Store(true)
 	}
-	for range workers {
+	onFault := panicOnFault()
+	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s := h.fresh()
-			b := readBufs.Get().(*[readBufLen]byte)
-			defer readBufs.Put(b)
-			buf := b[:bufLen]
-			for i := range jobs {
-				if failed.Load() {
-					continue
+			defer func() {
+				if ends[w].failed() {
+					failed.Store(true)
+					halt.Do(func() { close(stop) })
 				}
-				cv, err := s.hashRange(r, leaves[i].Offset, leaves[i].Len, buf, workers > 1)
-				if err != nil {
-					fail(err)
-					continue
+			}()
+			ends[w].run(onFault, func() {
+				s := h.fresh()
+				b := readBufs.Get().(*[readBufLen]byte)
+				defer readBufs.Put(b)
+				buf := b[:bufLen]
+				for i := range jobs {
+					if failed.Load() {
+						continue
+					}
+					cv, err := s.hashRange(r, leaves[i].Offset, leaves[i].Len, buf, workers > 1)
+					if err != nil {
+						fail(err)
+						continue
+					}
+					leaves[i] = cv
 				}
-				leaves[i] = cv
-			}
+			})
 		}()
 	}
 	for i := range leaves {
 		if failed.Load() {
 			break
 		}
-		jobs <- i
+		select {
+		case jobs <- i:
+			continue
+		case <-stop:
+		}
+		break
 	}
 	close(jobs)
 	wg.Wait()
+	for w := range ends {
+		ends[w].raise()
+	}
 	return first
 }
 
@@ -229,4 +254,58 @@ func (h *Hasher) fresh() *Hasher {
 	c := &Hasher{mode: h.mode, key: h.key, hasCtxKey: h.hasCtxKey, context: h.context}
 	c.start()
 	return c
+}
+
+// readerEnd is how a goroutine that ran a caller's reader (ReadAt on a
+// worker of hashLeaves, Read on readPipelined's) ended, so that the
+// caller's goroutine ends the same way once that goroutine has: as if the
+// reader had run there. A panic is recovered there and raised again here;
+// a runtime.Goexit (t.FailNow in a test's reader) ends the caller's
+// goroutine too, rather than leave it waiting for a piece or a worker
+// that never comes, or take a leaf never hashed for a hashed one.
+type readerEnd struct {
+	panicked bool
+	value    any
+	exited   bool
+}
+
+// run calls fn with the caller's panicOnFault setting (so that a fault in
+// a memory-mapped file read there panics where it would on the caller),
+// and records how it ended. Each goroutine has its own readerEnd.
+func (e *readerEnd) run(onFault bool, fn func()) {
+	debug.SetPanicOnFault(onFault)
+	done := false
+	defer func() {
+		if done {
+			return
+		}
+		if v := recover(); v != nil {
+			e.panicked, e.value = true, v
+		} else {
+			e.exited = true // runtime.Goexit: recover gives nil (panic(nil) is a PanicNilError)
+		}
+	}()
+	fn()
+	done = true
+}
+
+// failed reports whether the goroutine ended other than by returning.
+func (e *readerEnd) failed() bool { return e.panicked || e.exited }
+
+// raise ends the caller's goroutine as the reader's ended, if not by
+// returning; the caller calls it once that goroutine has ended.
+func (e *readerEnd) raise() {
+	switch {
+	case e.panicked:
+		panic(e.value)
+	case e.exited:
+		runtime.Goexit()
+	}
+}
+
+// panicOnFault is the calling goroutine's debug.SetPanicOnFault setting.
+func panicOnFault() bool {
+	on := debug.SetPanicOnFault(false)
+	debug.SetPanicOnFault(on)
+	return on
 }

@@ -19,8 +19,9 @@ import (
 // positional reads on every core allowed (GOMAXPROCS, capped by
 // SetMaxThreads), in aligned subtrees hashed side by side, as SumReaderAt
 // does; its offset is left at the end of what was read, as reads would
-// leave it. Anything else is read in large pieces, the next one read while
-// the last one is hashed.
+// leave it. Anything else is read as io.Copy reads it, on the caller's
+// goroutine, in pieces of 128 KiB, each hashed once read, for its first
+// 2 MiB; then a second goroutine reads ahead while the caller hashes.
 func (h *Hasher) ReadFrom(r io.Reader) (int64, error) {
 	if f, ok := r.(positionalFile); ok {
 		if n, err, done := h.readFile(f); done {
@@ -136,18 +137,19 @@ func (h *Hasher) readFile(f positionalFile) (n int64, err error, done bool) {
 	return size + more, err, true
 }
 
-// readFailed ends readFile after an error, h holding the first done bytes
-// from start: the file's offset goes after them, and a file that shrank
-// (io.ErrUnexpectedEOF) is read on to its new end.
+// readFailed ends readFile after a positional read's error, h holding the
+// first done bytes from start: the file's offset goes after them, and the
+// file is read on from there as io.Copy would read it (readStream), which
+// gives an error of Read's own if Read fails too. So a file that shrank
+// (io.ErrUnexpectedEOF) is read to its new end, and one whose positional
+// reads fail where Read does not (O_DIRECT refuses a length or an offset
+// that is not aligned) is read whole, as zeebo's io.Copy reads it.
 func (h *Hasher) readFailed(f positionalFile, start, done int64, err error) (int64, error, bool) {
 	if _, serr := f.Seek(start+done, io.SeekStart); serr != nil {
 		return done, errors.Join(err, serr), true
 	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		more, err := h.readStream(f, 0)
-		return done + more, err, true
-	}
-	return done, err, true
+	more, err := h.readStream(f, 0)
+	return done + more, err, true
 }
 
 // writeAt writes n bytes of f from offset off to h, through buf, and
@@ -201,105 +203,176 @@ func (s shiftedReaderAt) ReadAt(p []byte, off int64) (int, error) {
 	return s.r.ReadAt(p, off+s.shift)
 }
 
-// streamPiece is the size of each read of a stream: small enough to stay in
-// cache from the read to the hash, while the next one is read on another
-// core (b3sum's measurements, docs/benchmarks.md).
-const streamPiece = 512 << 10
+// A stream is read as io.Copy reads, each Read of up to streamPiece bytes
+// hashed before the next, on the caller's goroutine, for its first
+// pipeAfter bytes; from there a second goroutine reads pieces of
+// pipePiece bytes ahead, up to three, while the caller hashes the last
+// one read. A second goroutine from the first piece cost short streams
+// more than it gave (its start, a wake-up at each piece, the pool's
+// refills), reading everything in turn cost long ones the overlap, and
+// pieces of 128 KiB read ahead woke a thread too often; read in turn, 128
+// KiB stay in the caches from the read to the hash, and smaller pieces
+// read a file slower (BenchmarkReadFromStream; the figures are in
+// docs/zeebo-api.md).
+const (
+	streamPiece = 128 << 10
+	pipePiece   = 512 << 10
+	pipeAfter   = 2 << 20
+)
 
-// readStream writes r to h until io.EOF, counting from n. The first read
-// decides: a stream that fills a piece is read on in a second goroutine,
-// the next pieces while the last one is hashed; a short one is done. A
-// subtree hasher, whose Write may refuse input, reads in turn.
+// streamBufs and pipeBufs are the pieces, reused across calls, as
+// net/http reuses the buffers it copies bodies through: io.Reader forbids
+// a reader to keep p after Read returns, which is what makes it safe.
+var (
+	streamBufs = sync.Pool{New: func() any { return new([streamPiece]byte) }}
+	pipeBufs   = sync.Pool{New: func() any { return new([pipePiece]byte) }}
+)
+
+// readStream writes r to h until io.EOF, counting from n: the first
+// pipeAfter bytes in turn, as io.Copy would through a buffer of
+// streamPiece bytes, the rest through readPipelined.
+// A subtree hasher, whose Write may refuse input, reads in turn all along,
+// and no more than a byte past what its subtree takes. The piece goes back
+// to the pool unless r's Read panicked or called runtime.Goexit, and may
+// keep it.
 func (h *Hasher) readStream(r io.Reader, n int64) (int64, error) {
 	buf := streamBufs.Get().(*[streamPiece]byte)
-	defer streamBufs.Put(buf)
-	for {
-		k, err := io.ReadFull(r, buf[:])
-		if _, werr := h.Write(buf[:k]); werr != nil {
-			return n, werr
+	n, err, more := h.readPieces(r, n, buf)
+	streamBufs.Put(buf)
+	if more {
+		return h.readPipelined(r, n)
+	}
+	return n, err
+}
+
+// readPieces is readStream's reads in turn, through buf: io.Copy's loop,
+// each Read's bytes written before the next Read (from a pipe, what its
+// writer has put there is hashed while it writes more). more reports that
+// r has more, for readPipelined.
+func (h *Hasher) readPieces(r io.Reader, n int64, buf *[streamPiece]byte) (int64, error, bool) {
+	for read := 0; ; {
+		p := buf[:]
+		if h.sub.on && h.sub.max-h.sub.n < uint64(len(p)) {
+			// What fits, then a byte, which is refused if there is
+			// one: h holds all the subtree takes.
+			p = p[:max(h.sub.max-h.sub.n, 1)]
 		}
-		n += int64(k)
+		k, err := r.Read(p)
+		if k > 0 {
+			// One past p's end panics, as in io.Copy; a count below 0
+			// adds nothing, as there.
+			if _, werr := h.Write(p[:k]); werr != nil {
+				return n, werr, false
+			}
+			n += int64(k)
+			read += k
+		}
 		switch {
-		case err == io.EOF || err == io.ErrUnexpectedEOF:
-			return n, nil
+		case err == io.EOF:
+			return n, nil, false
 		case err != nil:
-			return n, err
-		case !h.sub.on:
-			return h.readPipelined(r, n)
+			return n, err, false
+		case read >= pipeAfter && !h.sub.on:
+			return n, nil, true
 		}
 	}
 }
 
-// readPipelined is readStream's second goroutine: three pieces in turn, one
-// hashed while the others are read.
+// fill reads r into p until p is full or r returns an error, which it
+// returns as r did, with the bytes read: r's own io.ErrUnexpectedEOF (a
+// body cut short) stays an error, and an error or io.EOF that comes with
+// the bytes that fill p is not lost to the next read (io.ReadFull keeps
+// neither). As io.Copy does, a count of 0 or less read adds nothing, and
+// one past the room left panics.
+func fill(r io.Reader, p []byte) (int, error) {
+	k := 0
+	for k < len(p) {
+		m, err := r.Read(p[k:])
+		if m > 0 {
+			k += len(p[k : k+m])
+		}
+		if err != nil {
+			return k, err
+		}
+	}
+	return k, nil
+}
+
+// readPipelined is readStream past its first pipeAfter bytes: a second
+// goroutine reads the next pieces into three in turn, while this one
+// hashes the one read before, and they go back to the pool when it is
+// done. r's Read runs on that goroutine, with this goroutine's
+// debug.SetPanicOnFault, as it would run here under io.Copy; how it ends
+// is passed back (readerEnd): its panic is raised again here, and its
+// runtime.Goexit ends this goroutine too, once it has ended (and the
+// pieces are dropped: the one Read held may be kept by it).
 func (h *Hasher) readPipelined(r io.Reader, n int64) (int64, error) {
 	type piece struct {
-		buf *[streamPiece]byte
+		buf *[pipePiece]byte
 		n   int
 		err error
 	}
 	const pieces = 3
-	free := make(chan *[streamPiece]byte, pieces)
+	free := make(chan *[pipePiece]byte, pieces)
 	for range pieces {
-		free <- streamBufs.Get().(*[streamPiece]byte)
+		free <- pipeBufs.Get().(*[pipePiece]byte)
 	}
 	filled := make(chan piece, pieces)
 	quit := make(chan struct{})
-	done := make(chan struct{})
+	var end readerEnd
+	onFault := panicOnFault()
 	go func() {
-		defer close(done)
-		for {
-			var buf *[streamPiece]byte
-			select {
-			case buf = <-free:
-			case <-quit:
-				return
+		defer close(filled)
+		end.run(onFault, func() {
+			for {
+				var buf *[pipePiece]byte
+				select {
+				case buf = <-free:
+				case <-quit:
+					return
+				}
+				k, err := fill(r, buf[:])
+				filled <- piece{buf, k, err} // never blocks: a place for each piece
+				if err != nil {
+					return
+				}
 			}
-			k, err := io.ReadFull(r, buf[:])
-			if err == io.ErrUnexpectedEOF {
-				err = io.EOF
-			}
-			select {
-			case filled <- piece{buf, k, err}:
-			case <-quit:
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
+		})
 	}()
+	var last *[pipePiece]byte // the piece that ended the stream, once hashed
 	defer func() {
 		close(quit)
-		<-done // the reader no longer touches r or the buffers
-		for {
-			select {
-			case b := <-free:
-				streamBufs.Put(b)
-			case p := <-filled:
-				streamBufs.Put(p.buf)
-			default:
-				return
+		held := []*[pipePiece]byte{last}
+		for p := range filled { // until the reader no longer touches r or the pieces
+			held = append(held, p.buf)
+		}
+		for len(free) > 0 {
+			held = append(held, <-free)
+		}
+		if !end.failed() {
+			for _, b := range held {
+				if b != nil {
+					pipeBufs.Put(b)
+				}
 			}
 		}
+		end.raise()
 	}()
 	for p := range filled {
-		if _, err := h.Write(p.buf[:p.n]); err != nil {
-			free <- p.buf
+		_, err := h.Write(p.buf[:p.n])
+		if err != nil || p.err != nil {
+			last = p.buf
+		}
+		switch {
+		case err != nil:
 			return n, err // past 2^64-1 bytes: nothing written
+		case p.err == io.EOF:
+			return n + int64(p.n), nil
+		case p.err != nil:
+			return n + int64(p.n), p.err
 		}
 		n += int64(p.n)
-		if p.err != nil {
-			if p.err == io.EOF {
-				return n, nil
-			}
-			free <- p.buf
-			return n, p.err
-		}
 		free <- p.buf
 	}
-	return n, nil
+	return n, nil // the reader ended without a piece: end.raise says how
 }
-
-// streamBufs are readStream's pieces, reused across calls.
-var streamBufs = sync.Pool{New: func() any { return new([streamPiece]byte) }}

@@ -290,39 +290,43 @@ func (f failingFile) ReadAt(p []byte, off int64) (int, error) {
 	return f.resizedFile.ReadAt(p, off)
 }
 
-// TestReadFromReadAtError: an error from a parallel read, in the leaves or
-// in the tail, comes back with the count of the bytes before what failed
-// (the head, or the head and the leaves), which the hasher holds exactly,
-// and the file's offset is left after them.
+// TestReadFromReadAtError: after an error from a parallel read, in the
+// leaves or in the tail, the file is read on with Read from the first
+// byte not hashed, as io.Copy reads it: a file whose positional reads
+// fail where Read does not (O_DIRECT's, at a length that is not aligned)
+// is hashed whole; one whose Read fails at the same byte gives Read's
+// error with the bytes before it, which the hasher holds exactly. The
+// file's offset is left after the bytes counted.
 func TestReadFromReadAtError(t *testing.T) {
 	parallelRead(t)
 	in := vectorInput(readFileMin * 2)
 	boom := errors.New("boom")
 	const before = 1
 	head := leafMin - before
-	for _, c := range []struct {
-		bad  int
-		done int
-	}{
-		{head + 2*leafMin, head},                 // in a leaf
-		{len(in) - before - 1, head + 6*leafMin}, // in the tail (the last byte)
-	} {
-		file := in[:len(in)-before]
-		f := failingFile{resizedFile{bytes.NewReader(file), int64(len(file))}, int64(c.bad), boom}
-		h := New()
-		_, _ = h.Write(in[len(in)-before:])
-		n, err := h.ReadFrom(f)
-		if n != int64(c.done) || !errors.Is(err, boom) {
-			t.Fatalf("read error at %d: ReadFrom returned %d, %v; want %d, boom", c.bad, n, err, c.done)
-		}
-		z := zeebo.New()
-		_, _ = z.Write(in[len(in)-before:])
-		_, _ = z.Write(file[:c.done])
-		if got, want := h.Sum(nil), z.Sum(nil); !bytes.Equal(got, want) {
-			t.Fatalf("read error at %d: the hasher does not hold exactly the %d bytes counted", c.bad, c.done)
-		}
-		if off, _ := f.Seek(0, io.SeekCurrent); off != int64(c.done) {
-			t.Fatalf("read error at %d: offset %d, want %d", c.bad, off, c.done)
+	file := in[:len(in)-before]
+	for _, bad := range []int{head + 2*leafMin, len(file) - 1} { // in a leaf, in the tail
+		for _, readFails := range []bool{false, true} {
+			var f positionalFile = failingFile{resizedFile{bytes.NewReader(file), int64(len(file))}, int64(bad), boom}
+			done, wantErr := len(file), error(nil)
+			if readFails {
+				f = brokenFile{bytes.NewReader(file), int64(bad), boom}
+				done, wantErr = bad, boom
+			}
+			h := New()
+			_, _ = h.Write(in[len(in)-before:])
+			n, err := h.ReadFrom(f)
+			if n != int64(done) || !errors.Is(err, wantErr) || wantErr == nil && err != nil {
+				t.Fatalf("read error at %d, Read failing too %v: ReadFrom returned %d, %v; want %d, %v", bad, readFails, n, err, done, wantErr)
+			}
+			z := zeebo.New()
+			_, _ = z.Write(in[len(in)-before:])
+			_, _ = z.Write(file[:done])
+			if got, want := h.Sum(nil), z.Sum(nil); !bytes.Equal(got, want) {
+				t.Fatalf("read error at %d, Read failing too %v: the hasher does not hold exactly the %d bytes counted", bad, readFails, done)
+			}
+			if off, _ := f.Seek(0, io.SeekCurrent); off != int64(done) {
+				t.Fatalf("read error at %d, Read failing too %v: offset %d, want %d", bad, readFails, off, done)
+			}
 		}
 	}
 }
@@ -408,23 +412,26 @@ func TestReadFromReadsOnce(t *testing.T) {
 	}
 }
 
-// TestReadFromSubtreeStream: a subtree hasher reads a stream one piece at a
-// time, in turn, so that when its Write refuses a piece the reader has given
-// no more than that piece past the bytes counted (a second goroutine would
-// have read pieces ahead).
+// TestReadFromSubtreeStream: a subtree hasher reads a stream in turn, up
+// to what its subtree takes, so that it holds all of that and the reader
+// has given one byte more, the one refused (a second goroutine would
+// have read pieces ahead): a subtree shorter than a piece, and one longer
+// than what ReadFrom reads in turn before it reads ahead.
 func TestReadFromSubtreeStream(t *testing.T) {
-	h := New()
-	if err := h.SetInputOffset(1 << 20); err != nil {
-		t.Fatal(err)
-	}
-	const total = 16 << 20
-	r := bytes.NewReader(vectorInput(total))
-	n, err := h.ReadFrom(r)
-	if !errors.Is(err, ErrSubtreeTooLarge) || n != 1<<20 {
-		t.Fatalf("subtree at offset 1 MiB given 16 MiB: ReadFrom returned %d, %v; want %d, ErrSubtreeTooLarge", n, err, 1<<20)
-	}
-	if read := total - int64(r.Len()); read > n+streamPiece {
-		t.Errorf("%d bytes taken from the reader for %d counted; want at most one piece (%d) more", read, n, streamPiece)
+	for _, offset := range []int64{1024, 2 * pipeAfter} { // and as much fits
+		h := New()
+		if err := h.SetInputOffset(uint64(offset)); err != nil {
+			t.Fatal(err)
+		}
+		const total = 16 << 20
+		r := bytes.NewReader(vectorInput(total))
+		n, err := h.ReadFrom(r)
+		if !errors.Is(err, ErrSubtreeTooLarge) || n != offset {
+			t.Fatalf("subtree at offset %d given 16 MiB: ReadFrom returned %d, %v; want %d, ErrSubtreeTooLarge", offset, n, err, offset)
+		}
+		if read := total - int64(r.Len()); read != n+1 {
+			t.Errorf("subtree at offset %d: %d bytes taken from the reader for %d counted; want one more, the byte refused", offset, read, n)
+		}
 	}
 }
 

@@ -113,8 +113,14 @@ func (s *subState) accept(n int) error {
 		return s.err
 	}
 	if uint64(n) > s.max-s.n {
-		s.err = fmt.Errorf("%w: %d bytes after %d at input offset %d, where at most %d fit", ErrSubtreeTooLarge, n, s.n, s.offset, s.max)
-		return s.err
+		err := fmt.Errorf("%w: %d bytes after %d at input offset %d, where at most %d fit", ErrSubtreeTooLarge, n, s.n, s.offset, s.max)
+		if s.offset != 0 {
+			// At offset 0 the input is a whole one, which refuses what
+			// would take it past 2^64-1 bytes and goes on (fits), as
+			// without an offset: Err stays nil, Sum gives the root.
+			s.err = err
+		}
+		return err
 	}
 	s.n += uint64(n)
 	return nil
@@ -308,11 +314,14 @@ func (h *Hasher) checkMerge(left, right Subtree, root bool) error {
 		return bad("right subtree of %d bytes, longer than the left one (%d)", R, L)
 	case left.Offset+L < left.Offset || left.Offset+L != right.Offset:
 		return bad("subtrees [%d, +%d) and [%d, +%d) are not contiguous", left.Offset, L, right.Offset, R)
+	case right.Offset+R < right.Offset:
+		return bad("subtree [%d, +%d) ends past 2^64-1 bytes, the most an input has", right.Offset, R)
 	case root && left.Offset != 0:
 		return bad("root merge of subtrees at input offset %d, not 0", left.Offset)
-	case left.Offset%(2*L) != 0:
+	case left.Offset&(2*L-1) != 0 || !root && 2*L == 0:
 		// The parent starts at left.Offset and is longer than L, so its
-		// offset must allow twice L.
+		// offset must allow twice L (a mask: 2*L is 0 for a left
+		// subtree of 2^63 bytes, whose parent can only be a root).
 		return bad("parent of %d bytes at input offset %d: MaxSubtreeLen is smaller", L+R, left.Offset)
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	"github.com/purego-blake3/blake3/internal/ffi"
 
 	zeebo "github.com/zeebo/blake3"
+	"lukechampine.com/blake3/guts"
 )
 
 // The subtree tests are self-contained: their helpers below carry a sub
@@ -577,10 +578,15 @@ func TestSubtreeMisuse(t *testing.T) {
 			{"empty left", Subtree{}, k1},
 			{"parent too large for its offset", k2, cv(2048, 1024)},
 			{"wrap-around", Subtree{Offset: 1<<64 - 1024, Len: 1024}, Subtree{Offset: 0, Len: 1}},
+			{"right past 2^64-1 bytes", Subtree{Offset: 1 << 63, Len: 1 << 62}, Subtree{Offset: 1<<63 + 1<<62, Len: 1 << 62}},
+			{"non-root parent past 2^63 bytes", Subtree{Len: 1 << 63}, Subtree{Offset: 1 << 63, Len: 1}},
 		}
 		for _, c := range merges {
 			_, err := New().MergeNonRoot(c.l, c.r)
 			inv("MergeNonRoot, "+c.what, err)
+			if c.l.Offset == 0 && c.l.Len == 1<<63 {
+				continue // a root: TestSubtreeMergeHalf
+			}
 			_, err = New().MergeRoot(c.l, c.r)
 			inv("MergeRoot, "+c.what, err)
 			_, err = New().MergeRootDigest(c.l, c.r)
@@ -735,4 +741,33 @@ func TestSubtreeEndOfInput(t *testing.T) {
 	if len(cvs) == 2 && cvs["TestSubtreeEndOfInput/native"] != cvs["TestSubtreeEndOfInput/go"] {
 		t.Fatalf("the backends differ: %x", cvs)
 	}
+}
+
+// TestSubtreeMergeHalf: the root of an input of more than 2^63 bytes, a
+// left subtree of 2^63 bytes and a right one of 1 to 2^63-1: MergeRoot
+// and MergeRootDigest give the root of the parent of their chaining
+// values, as lukechampine's guts compute it (a parent's offset check once
+// divided by twice 2^63, which is 0 in 64 bits, and panicked).
+func TestSubtreeMergeHalf(t *testing.T) {
+	forEachBackend(t, func(t *testing.T) {
+		for _, r := range []uint64{1, 1 << 62, 1<<63 - 1} {
+			left := Subtree{Len: 1 << 63, CV: [32]byte{1, 2, 3}}
+			right := Subtree{Offset: 1 << 63, Len: r, CV: [32]byte{4, 5, 6}}
+			n := guts.ParentNode(cvWords(&left.CV), cvWords(&right.CV), &guts.IV, 0)
+			n.Flags |= guts.FlagRoot
+			out := guts.WordsToBytes(guts.CompressNode(n))
+			got, err := New().MergeRoot(left, right)
+			if err != nil || !bytes.Equal(got[:], out[:32]) {
+				t.Fatalf("right of %d bytes: MergeRoot %x, %v; want %x", r, got, err, out[:32])
+			}
+			d, err := New().MergeRootDigest(left, right)
+			if err != nil {
+				t.Fatalf("right of %d bytes: MergeRootDigest: %v", r, err)
+			}
+			dout := make([]byte, 64)
+			if _, err := d.Read(dout); err != nil || !bytes.Equal(dout, out[:]) {
+				t.Fatalf("right of %d bytes: MergeRootDigest reads %x, %v; want %x", r, dout, err, out)
+			}
+		}
+	})
 }

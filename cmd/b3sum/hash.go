@@ -85,9 +85,9 @@ func (mr meteredReaderAt) ReadAt(p []byte, off int64) (int, error) {
 
 // stream hashes src from its current position to its end with a clone of
 // the base hasher, metering it on the progress line as name: through
-// Hasher.ReadFrom, which reads the next piece in a second goroutine while
-// the last one is hashed, in bounded memory (the package's streaming, with
-// the sizes measured for b3sum: docs/benchmarks.md).
+// Hasher.ReadFrom, which reads as io.Copy does for the first 2 MiB, then
+// reads the next piece in a second goroutine while the last one is
+// hashed, in bounded memory (readfrom.go says how it was measured).
 func (r *runner) stream(src io.Reader, name string, size int64) (*blake3.Digest, error) {
 	h := r.base.Clone()
 	if size < 0 {
