@@ -293,11 +293,15 @@ func (h *Hasher) Write(p []byte) (int, error) {
 		h.ngen = *h.gen
 		return len(p), nil
 	}
-	if h.buf == nil && h.g == nil && !h.sub.on && !h.far && (h.nbuf+len(p) <= chunkLen || h.front != 0 && h.foldable(len(p))) {
+	if h.buf == nil && h.g == nil && !h.sub.on && !h.far && (h.nbuf+len(p) <= chunkLen || h.front != 0 && h.foldable(len(p)) || h.front == 0 && !h.live && h.nbuf+len(p) <= h.firstMax()) {
 		// The first chunk, in the Hasher itself (either path), or after
-		// the chunks of front, up to what it holds (foldable): here, not
-		// in write, whose frame a reused Hasher's Reset, Write and Sum of
-		// a block or less paid for (BenchmarkReuseSum).
+		// the chunks of front, up to what it holds (foldable), or up to
+		// what the Hasher's path gathers in it before it hands anything
+		// over (firstMax): here, not in write, whose frame a reused
+		// Hasher's Reset, Write and Sum of a block or less paid for
+		// (BenchmarkReuseSum), and whose tests each 64-byte piece of a
+		// stream paid for from 1 to 4 KiB (scripts/api-check.sh, 64B
+		// pieces).
 		h.share()
 		h.mine()
 		h.touch()
@@ -305,6 +309,19 @@ func (h *Hasher) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	return h.write(p)
+}
+
+// firstMax is what h gathers in first, on its path, before write hands
+// anything over: firstLen bytes on the native path (keep), goGather on the
+// Go path (writeGo), none before h has a path.
+func (h *Hasher) firstMax() int {
+	switch h.path {
+	case pathNative:
+		return firstLen
+	case pathGo:
+		return goGather(h.mode)
+	}
+	return 0
 }
 
 // WriteString is like Write but for strings, without a copy of s: it
