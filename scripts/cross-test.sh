@@ -71,8 +71,10 @@ common_tests='TestVectors|TestVectorsFile|TestDifferentialNativeGo|TestDifferent
 # TestDigestAheadAllocatesOnce and TestBadInputBatching are here for the
 # Hasher's and the Digest's allocations and batching, where what calls are
 # passed moves to the heap (internal/ffi/call_purego.go), and the Digest's
-# read tests for the paths that pool the calls' memory there.
-windows_tests="^($common_tests|TestAllocations|TestAllocationsDigest|TestDigestAheadAllocatesOnce|TestDifferentialDigestSmallReads|TestDigestFirstRead|TestBadInputBatching|TestLoaderEnv(Default|Go|Bogus|NativeGood|LibraryGood|LibraryRelative))\$"
+# read tests for the paths that pool the calls' memory there. The reader
+# tests of ReadFrom and SumReaderAt, for the goroutines that run a
+# reader's Read or ReadAt and how they end there.
+windows_tests="^($common_tests|TestAllocations|TestAllocationsDigest|TestDigestAheadAllocatesOnce|TestDifferentialDigestSmallReads|TestDigestFirstRead|TestBadInputBatching|TestReadFromLikeCopy|TestReaderAtWorkersEnd|TestReadFromPanicOnFault|TestLoaderEnv(Default|Go|Bogus|NativeGood|LibraryGood|LibraryRelative))\$"
 arm64_tests="^($common_tests|TestLoaderNoFDLeak|TestLoaderDlerrorText|TestLoaderInitTime|TestCache(Load|Damaged|Unwritable|OthersWritable|OtherOwner))\$"
 # The big-endian run: the Go path's tests (the native ones skip there).
 bigendian_tests="^($common_tests|TestDigest.*|TestGoFold|TestGoFront|TestReread|TestDispatchBlock|TestSetTail|TestMarshal.*)\$"
