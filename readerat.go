@@ -130,8 +130,9 @@ func (h *Hasher) DigestReaderAt(r io.ReaderAt, size int64, workers int) (*Digest
 func (h *Hasher) digestSerial(r io.ReaderAt, n uint64) (*Digest, error) {
 	s := h.fresh()
 	buf := readBufs.Get().(*[readBufLen]byte)
-	defer readBufs.Put(buf)
-	if err := s.writeFrom(r, 0, n, buf[:min(n, readBufLen)]); err != nil {
+	err := s.writeFrom(r, 0, n, buf[:min(n, readBufLen)])
+	readBufs.Put(buf) // not after a panic or a runtime.Goexit of r's ReadAt, which may keep it
+	if err != nil {
 		return nil, err
 	}
 	return s.Digest(), nil
@@ -172,7 +173,6 @@ func (h *Hasher) hashLeaves(r io.ReaderAt, leaves []Subtree, workers int) error 
 			ends[w].run(onFault, func() {
 				s := h.fresh()
 				b := readBufs.Get().(*[readBufLen]byte)
-				defer readBufs.Put(b)
 				buf := b[:bufLen]
 				for i := range jobs {
 					if failed.Load() {
@@ -185,6 +185,7 @@ func (h *Hasher) hashLeaves(r io.ReaderAt, leaves []Subtree, workers int) error 
 					}
 					leaves[i] = cv
 				}
+				readBufs.Put(b) // not after a panic or a runtime.Goexit of ReadAt, which may keep it
 			})
 		}()
 	}

@@ -21,7 +21,13 @@ import (
 // does; its offset is left at the end of what was read, as reads would
 // leave it. Anything else is read as io.Copy reads it, on the caller's
 // goroutine, in pieces of 128 KiB, each hashed once read, for its first
-// 2 MiB; then a second goroutine reads ahead while the caller hashes.
+// 2 MiB; then a second goroutine reads ahead while the caller hashes. So
+// from there r's Read runs on that goroutine (with the caller's
+// debug.SetPanicOnFault; its panic, or its runtime.Goexit, comes back to
+// the caller's goroutine once it has ended, the bytes it gave before
+// written), and before the last pieces read are hashed: a reader that
+// uses h itself, or needs the caller's goroutine or its locked OS thread,
+// must not be read through ReadFrom (write its pieces with Write).
 func (h *Hasher) ReadFrom(r io.Reader) (int64, error) {
 	if f, ok := r.(positionalFile); ok {
 		if n, err, done := h.readFile(f); done {
@@ -79,62 +85,67 @@ func (h *Hasher) readFile(f positionalFile) (n int64, err error, done bool) {
 		// state near 2^64 bytes: Write refuses what does not fit).
 		return 0, nil, false
 	}
+	// The buffer goes back to the pool when the reads are done, not after
+	// a panic or a runtime.Goexit of f's ReadAt, which may keep it.
 	buf := readBufs.Get().(*[readBufLen]byte)
-	defer readBufs.Put(buf)
-	if k, err := h.writeAt(f, start, head, buf[:]); err != nil {
-		return h.readFailed(f, start, k, err)
-	}
-	mid := (size - head - 1) / int64(leaf) * int64(leaf)
-	at += uint64(head)
-	var leaves []Subtree
-	for off := uint64(0); off < uint64(mid); off += leaf {
-		leaves = append(leaves, Subtree{Offset: at + off, Len: leaf})
-	}
-	// The leaves read the file at their input offset, shifted.
-	shift := shiftedReaderAt{f, start + head - int64(at)}
-	if err := h.hashLeaves(shift, leaves, min(workers, len(leaves))); err != nil {
-		return h.readFailed(f, start, head, err)
-	}
-	if h.nbuf > 0 {
-		h.update(h.pending()) // whole chunks: the input so far is aligned
-	} else if !h.live {
-		h.initTree(0)
-	}
-	height := 0
-	for leaf>>(height+1) >= chunkLen {
-		height++
-	}
-	last := len(leaves) - 1
-	for _, l := range leaves[:last] {
-		h.pushCV(l.CV, height)
-	}
-	h.setLim()
-	// The rest (1 byte to a leaf) is what stays on the Go side: the tree
-	// alone may be one subtree, whose root it no longer holds. So its first
-	// piece is read before the last leaf goes in; if that read fails, the
-	// last leaf goes in as input instead (read again), the last group of it
-	// kept as for any Write.
-	rest := size - head - mid
-	first := buf[:min(rest, int64(len(buf)))]
-	if err := readAt(f, first, start+head+mid); err != nil {
-		if k, err := h.writeAt(f, start+head+mid-int64(leaf), int64(leaf), buf[:]); err != nil {
-			return h.readFailed(f, start, head+mid-int64(leaf)+k, err)
+	n, err, done = func() (int64, error, bool) {
+		if k, err := h.writeAt(f, start, head, buf[:]); err != nil {
+			return h.readFailed(f, start, k, err)
 		}
-		return h.readFailed(f, start, head+mid, err)
-	}
-	h.pushCV(leaves[last].CV, height)
-	h.setLim()
-	_, _ = h.Write(first)
-	got := int64(len(first))
-	if k, err := h.writeAt(f, start+head+mid+got, rest-got, buf[:]); err != nil {
-		return h.readFailed(f, start, head+mid+got+k, err)
-	}
-	if _, err := f.Seek(start+size, io.SeekStart); err != nil {
-		return size, err, true
-	}
-	// The file may have grown since its size was read: on to its end.
-	more, err := h.readStream(f, 0)
-	return size + more, err, true
+		mid := (size - head - 1) / int64(leaf) * int64(leaf)
+		at += uint64(head)
+		var leaves []Subtree
+		for off := uint64(0); off < uint64(mid); off += leaf {
+			leaves = append(leaves, Subtree{Offset: at + off, Len: leaf})
+		}
+		// The leaves read the file at their input offset, shifted.
+		shift := shiftedReaderAt{f, start + head - int64(at)}
+		if err := h.hashLeaves(shift, leaves, min(workers, len(leaves))); err != nil {
+			return h.readFailed(f, start, head, err)
+		}
+		if h.nbuf > 0 {
+			h.update(h.pending()) // whole chunks: the input so far is aligned
+		} else if !h.live {
+			h.initTree(0)
+		}
+		height := 0
+		for leaf>>(height+1) >= chunkLen {
+			height++
+		}
+		last := len(leaves) - 1
+		for _, l := range leaves[:last] {
+			h.pushCV(l.CV, height)
+		}
+		h.setLim()
+		// The rest (1 byte to a leaf) is what stays on the Go side: the tree
+		// alone may be one subtree, whose root it no longer holds. So its first
+		// piece is read before the last leaf goes in; if that read fails, the
+		// last leaf goes in as input instead (read again), the last group of it
+		// kept as for any Write.
+		rest := size - head - mid
+		first := buf[:min(rest, int64(len(buf)))]
+		if err := readAt(f, first, start+head+mid); err != nil {
+			if k, err := h.writeAt(f, start+head+mid-int64(leaf), int64(leaf), buf[:]); err != nil {
+				return h.readFailed(f, start, head+mid-int64(leaf)+k, err)
+			}
+			return h.readFailed(f, start, head+mid, err)
+		}
+		h.pushCV(leaves[last].CV, height)
+		h.setLim()
+		_, _ = h.Write(first)
+		got := int64(len(first))
+		if k, err := h.writeAt(f, start+head+mid+got, rest-got, buf[:]); err != nil {
+			return h.readFailed(f, start, head+mid+got+k, err)
+		}
+		if _, err := f.Seek(start+size, io.SeekStart); err != nil {
+			return size, err, true
+		}
+		// The file may have grown since its size was read: on to its end.
+		more, err := h.readStream(f, 0)
+		return size + more, err, true
+	}()
+	readBufs.Put(buf)
+	return n, err, done
 }
 
 // readFailed ends readFile after a positional read's error, h holding the
@@ -254,8 +265,10 @@ func (h *Hasher) readPieces(r io.Reader, n int64, buf *[streamPiece]byte) (int64
 		p := buf[:]
 		if h.sub.on && h.sub.max-h.sub.n < uint64(len(p)) {
 			// What fits, then a byte, which is refused if there is
-			// one: h holds all the subtree takes.
-			p = p[:max(h.sub.max-h.sub.n, 1)]
+			// one: h holds all the subtree takes. (The capacity too, so
+			// that a count past it panics below.)
+			m := max(h.sub.max-h.sub.n, 1)
+			p = p[:m:m]
 		}
 		k, err := r.Read(p)
 		if k > 0 {
@@ -279,23 +292,24 @@ func (h *Hasher) readPieces(r io.Reader, n int64, buf *[streamPiece]byte) (int64
 }
 
 // fill reads r into p until p is full or r returns an error, which it
-// returns as r did, with the bytes read: r's own io.ErrUnexpectedEOF (a
-// body cut short) stays an error, and an error or io.EOF that comes with
-// the bytes that fill p is not lost to the next read (io.ReadFull keeps
-// neither). As io.Copy does, a count of 0 or less read adds nothing, and
-// one past the room left panics.
-func fill(r io.Reader, p []byte) (int, error) {
-	k := 0
-	for k < len(p) {
-		m, err := r.Read(p[k:])
+// returns as r did, with the bytes read counted in *k: r's own
+// io.ErrUnexpectedEOF (a body cut short) stays an error, and an error or
+// io.EOF that comes with the bytes that fill p is not lost to the next
+// read (io.ReadFull keeps neither). *k counts each Read's bytes as it
+// returns, so that they are hashed even when a later Read panics, as
+// io.Copy writes each Read's bytes before the next. As io.Copy does, a
+// count of 0 or less adds nothing, and one past the room left panics.
+func fill(r io.Reader, p []byte, k *int) error {
+	for *k < len(p) {
+		m, err := r.Read(p[*k:])
 		if m > 0 {
-			k += len(p[k : k+m])
+			*k += len(p[*k : *k+m])
 		}
 		if err != nil {
-			return k, err
+			return err
 		}
 	}
-	return k, nil
+	return nil
 }
 
 // readPipelined is readStream past its first pipeAfter bytes: a second
@@ -322,17 +336,28 @@ func (h *Hasher) readPipelined(r io.Reader, n int64) (int64, error) {
 	var end readerEnd
 	onFault := panicOnFault()
 	go func() {
+		var buf *[pipePiece]byte
+		k := 0
 		defer close(filled)
+		defer func() {
+			if end.failed() && k > 0 {
+				// The bytes the reader gave before its panic or
+				// Goexit, which io.Copy would have written.
+				filled <- piece{buf, k, nil}
+			}
+		}()
 		end.run(onFault, func() {
 			for {
-				var buf *[pipePiece]byte
 				select {
 				case buf = <-free:
 				case <-quit:
 					return
 				}
-				k, err := fill(r, buf[:])
-				filled <- piece{buf, k, err} // never blocks: a place for each piece
+				k = 0
+				err := fill(r, buf[:], &k)
+				read := k
+				k = 0                           // sent below: nothing left for the deferred send
+				filled <- piece{buf, read, err} // never blocks: a place for each piece
 				if err != nil {
 					return
 				}

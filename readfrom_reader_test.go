@@ -7,6 +7,7 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -98,12 +99,10 @@ type copyEnd struct {
 }
 
 // copyInto runs io.Copy(h, r) on a goroutine of its own and says how it
-// ended.
+// ended, and what h holds then (after a panic or a Goexit too).
 func copyInto(h io.Writer, sum func() []byte, r io.Reader) (e copyEnd) {
-	e.panic, e.goexit = howEnds(func() {
-		e.n, e.err = io.Copy(h, r)
-		e.sum = fmt.Sprintf("%x", sum())
-	})
+	e.panic, e.goexit = howEnds(func() { e.n, e.err = io.Copy(h, r) })
+	e.sum = fmt.Sprintf("%x", sum())
 	return e
 }
 
@@ -138,7 +137,8 @@ func howEnds(fn func()) (panicked any, goexit bool) {
 // every way at every kind of place: within the first read, where it
 // fills a piece read in turn (streamPiece), the last one of those
 // (pipeAfter), or one read ahead on the second goroutine (pipePiece),
-// and within one. The same count, the same error
+// and within one. After a panic or a Goexit too, the Hasher holds every
+// byte the reader gave before it, as zeebo's does. The same count, the same error
 // (a reader's own io.ErrUnexpectedEOF, and an error or io.EOF that comes
 // with the bytes that fill a piece, are not lost), the same hash of what
 // was written, and a reader's panic raised and its runtime.Goexit ending
@@ -271,5 +271,51 @@ func TestReadFromPanicOnFault(t *testing.T) {
 	}
 	if n := without.Load(); n != 0 {
 		t.Errorf("%d reads without the caller's SetPanicOnFault", n)
+	}
+}
+
+// keeper is a ReaderAt whose ReadAt, the first time, keeps the address
+// of the buffer it was given and panics, and which records after that
+// whether it is given that buffer again.
+type keeper struct {
+	*bytes.Reader
+	mu    sync.Mutex // ReadAt is called on several goroutines at once
+	kept  *byte
+	again bool
+}
+
+func (k *keeper) ReadAt(p []byte, off int64) (int, error) {
+	k.mu.Lock()
+	first := k.kept == nil
+	if first {
+		k.kept = &p[0]
+	}
+	k.again = k.again || !first && &p[0] == k.kept
+	k.mu.Unlock()
+	if first {
+		panic("a ReadAt that keeps its buffer")
+	}
+	return k.Reader.ReadAt(p, off)
+}
+
+// TestReaderAtBufferDropped: the buffer a ReadAt was given when it
+// panicked, which it may keep, does not go back to the pool: the next
+// SumReaderAt, on one thread (where the pool would hand it out next), is
+// not given it, with one worker (the caller's goroutine) or several.
+func TestReaderAtBufferDropped(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	in := vectorInput(3 << 20)
+	for _, w := range []int{1, 3} {
+		k := &keeper{Reader: bytes.NewReader(in)}
+		if p, _ := howEnds(func() { _, _ = SumReaderAt(k, int64(len(in)), w) }); p == nil {
+			t.Fatalf("%d workers: no panic from ReadAt", w)
+		}
+		got, err := SumReaderAt(k, int64(len(in)), w)
+		if want := zeebo.Sum256(in); err != nil || got != want {
+			t.Fatalf("%d workers: %x, %v; want %x", w, got, err, want)
+		}
+		if k.again {
+			t.Errorf("%d workers: the buffer a panicking ReadAt kept was handed out again", w)
+		}
 	}
 }

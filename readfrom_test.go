@@ -432,8 +432,22 @@ func TestReadFromSubtreeStream(t *testing.T) {
 		if read := total - int64(r.Len()); read != n+1 {
 			t.Errorf("subtree at offset %d: %d bytes taken from the reader for %d counted; want one more, the byte refused", offset, read, n)
 		}
+		// A count past what was asked panics, as in io.Copy, though the
+		// piece asked for is shorter than the buffer.
+		h = New()
+		if err := h.SetInputOffset(uint64(offset)); err != nil {
+			t.Fatal(err)
+		}
+		if p, _ := howEnds(func() { _, _ = h.ReadFrom(overCount{}) }); p == nil {
+			t.Errorf("subtree at offset %d: no panic from a Read that counts more than it was asked", offset)
+		}
 	}
 }
+
+// overCount is a reader whose Read counts one byte more than it was asked.
+type overCount struct{}
+
+func (overCount) Read(p []byte) (int, error) { return len(p) + 1, nil }
 
 // TestReadFromFileAfterAhead: a file read where the input before it ends
 // a little short of a leaf, after a Sum twice after each piece (so that
