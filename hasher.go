@@ -356,9 +356,9 @@ func (h *Hasher) fits(n int) error {
 func (h *Hasher) write(p []byte) (int, error) {
 	if h.sub.on {
 		if err := h.sub.accept(len(p)); err != nil {
-			// The reads have no output now (Err), where a root kept
-			// would still give one; the write counts no change.
-			h.rgen = nil
+			// The write counts no change: at offset 0 a root kept is
+			// still the input's (the refusal is not sticky there), and
+			// at any other offset no root is kept (no Sum gives one).
 			return 0, err
 		}
 	}
@@ -1276,13 +1276,13 @@ func (h *Hasher) keepRoot(x *xof) {
 // new count is a new allocation, and rgen keeps the one the node was kept
 // at from being reused; a Hasher whose copy by value has been written to
 // since is not taken (its count is behind), and panics in sum or digest as
-// before. A subtree hasher's rejected write, which counts no change, lets
-// go of the node (write). Such a Hasher read again and again (a part of a
-// chunk after its chunks) then computes one output block, or none for a
-// Digest, where it computed the root node first (tail's blocks and a
-// parent per subtree), under the lock that copies by value share, and read
-// at 0.74 to 0.95 of the speed of zeebo's reads, which compute it each
-// time (BenchmarkSumAgain, docs/zeebo-api.md).
+// before. A subtree hasher's rejected write counts no change, and keeps
+// the node: it is still the input's (write). Such a Hasher read again and
+// again (a part of a chunk after its chunks) then computes one output
+// block, or none for a Digest, where it computed the root node first
+// (tail's blocks and a parent per subtree), under the lock that copies by
+// value share, and read at 0.74 to 0.95 of the speed of zeebo's reads,
+// which compute it each time (BenchmarkSumAgain, docs/zeebo-api.md).
 func (h *Hasher) rootKept() bool {
 	return h.rgen != nil && h.rgen == h.gen && h.rn == h.ngen && *h.gen == h.ngen
 }
