@@ -1430,10 +1430,21 @@ func TestSumAbsorbsAtOnce(t *testing.T) {
 // a tail that the library takes after them (no longer than the smallest
 // subtree they end, never empty): a part of a chunk, or where the input
 // ends at a chunk's end, the largest aligned group of up to absorbGroup
-// chunks that ends there.
+// chunks that ends there; and with no chunk before it, no more than half
+// of what is pending, so that rootOf finds the left half in the tree.
 func TestAbsorbLen(t *testing.T) {
+	var sizes []int
+	for n := 0; n <= bufSize+chunkLen; n += 1 + n%97 {
+		sizes = append(sizes, n)
+	}
+	for n := 0; n <= bufSize+chunkLen; n += chunkLen {
+		sizes = append(sizes, n-1, n, n+1)
+	}
 	for at := range uint64(70) {
-		for n := 0; n <= bufSize+chunkLen; n += 1 + n%97 {
+		for _, n := range sizes {
+			if n < 0 {
+				continue
+			}
 			k := absorbLen(at, n)
 			tail := n - k
 			end := at + uint64(k/chunkLen)
@@ -1448,8 +1459,10 @@ func TestAbsorbLen(t *testing.T) {
 				t.Fatalf("after %d chunks, %d bytes: a tail of %d chunks after %d, not one aligned group", at, n, tail/chunkLen, end)
 			case n%chunkLen == 0 && tail > absorbGroup*chunkLen:
 				t.Fatalf("after %d chunks, %d bytes: a tail of %d chunks, more than %d", at, n, tail/chunkLen, absorbGroup)
-			case n%chunkLen == 0 && n > 0 && 2*tail <= min(n, absorbGroup*chunkLen) && (end+uint64(tail/chunkLen))%uint64(2*tail/chunkLen) == 0:
+			case n%chunkLen == 0 && n > 0 && 2*tail <= min(n, absorbGroup*chunkLen) && (end+uint64(tail/chunkLen))%uint64(2*tail/chunkLen) == 0 && (at > 0 || 2*tail < n):
 				t.Fatalf("after %d chunks, %d bytes: a tail of %d chunks, where twice as many end there aligned", at, n, tail/chunkLen)
+			case at == 0 && n > chunkLen && 2*tail > n:
+				t.Fatalf("after no chunk, %d bytes: a tail of %d, more than half", n, tail)
 			}
 		}
 	}
