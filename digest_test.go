@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/bits"
 	"runtime"
 	"slices"
 	"strconv"
@@ -683,10 +682,10 @@ func TestReread(t *testing.T) {
 			case folds && n > chunkLen:
 				return false
 			}
-			// On the native path, 2 or 4 whole chunks move once the reads
-			// hashed rereadMove and that input again (rereadNative).
-			halves := n%chunkLen == 0 && bits.OnesCount(uint(n)) == 1
-			return waste >= rereadMove && (goPath || absorbLen(0, n) > 0 && (!halves || waste >= rereadMove+n))
+			// On the native path, what absorb would leave whole (2 or 4
+			// whole chunks) moves once the reads hashed rereadMove and
+			// that input again (rereadNative).
+			return waste >= rereadMove && (goPath || absorbLen(0, n) > 0 || n > chunkLen && waste >= rereadMove+n)
 		}
 		for _, layout := range []bool{true, false} {
 			if !layout {
@@ -734,6 +733,18 @@ func TestReread(t *testing.T) {
 								}
 								if spilled(h) != want {
 									t.Fatalf("%s, %s, %d bytes, zero Hasher %v, layout known %v, read %d: spilled %v; want %v", use, m.name, n, zero, layout, k, spilled(h), want)
+								}
+								// The read that moved handed the tree its
+								// whole chunks but a tail, or half of 2 or
+								// 4 whole chunks, which absorbLen leaves
+								// whole (absorb).
+								if ab := absorbLen(0, n); want && !atWrite && !goPath && n > chunkLen {
+									if ab == 0 {
+										ab = n / 2
+									}
+									if h.absorbed() != ab {
+										t.Fatalf("%s, %s, %d bytes, read %d: %d handed over to the tree; want %d", use, m.name, n, k, h.absorbed(), ab)
+									}
 								}
 								if want || k > rereadMove/n+2 {
 									break

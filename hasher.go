@@ -874,6 +874,7 @@ func (h *Hasher) absorb() (reread bool) {
 	// absorbed since the last hand-over: what is pending after that may
 	// have grown past what the tree takes as a tail.
 	first := !h.summed && h.absorbed() == 0
+	moved := h.summed && !h.read // by rereadNative, at this read
 	reread = h.read || !first
 	h.summed, h.read = true, true
 	if first {
@@ -885,6 +886,17 @@ func (h *Hasher) absorb() (reread bool) {
 	}
 	p := h.pending()
 	k := absorbLen(at, len(p))
+	if k == 0 && moved && len(p) > chunkLen {
+		// 2 or 4 whole chunks, all the input, which absorbLen leaves as
+		// one group: half of them, so that the reads after this one find
+		// the other half in the tree ahead (rootOf), where each would
+		// hash all of them again, as zeebo's do, and a little slower.
+		// Only at the move, which waits for that (rereadNative): a reused
+		// Hasher whose input of 4 KiB is read twice took 1.3 times as
+		// long, from 1.1 times zeebo's speed to 0.84, with half handed
+		// over at its second read (a scratch benchmark; docs/zeebo-api.md).
+		k = len(p) / 2
+	}
 	if k == 0 {
 		return true
 	}
@@ -983,12 +995,7 @@ func copyTree(dst, src *ffi.Tree) {
 // ends, and fits), which the library hashes side by side at a Sum, where a
 // last whole chunk alone is hashed one block after the other (4 KiB
 // pieces, BenchmarkSumEachWrite). What stays is never more than the
-// smallest subtree before it, never nothing, and, with nothing before it,
-// at most half of it: a group that is the whole input (2 or 4 chunks) has
-// no tree for the reads after the one that leaves it to hold its left
-// half, which rootOf needs to keep the right half hashed, so each of them
-// hashed all of it again, as zeebo's do, and a little slower (Sum again
-// of 4 KiB; BenchmarkSumAgain, docs/zeebo-api.md).
+// smallest subtree before it, and never nothing.
 func absorbLen(at uint64, n int) int {
 	if n%chunkLen != 0 || n == 0 {
 		return n / chunkLen * chunkLen
@@ -996,9 +1003,6 @@ func absorbLen(at uint64, n int) int {
 	chunks := uint64(n / chunkLen)
 	end := at + chunks
 	group := min(end&-end, 1<<(bits.Len64(chunks)-1), absorbGroup)
-	if at == 0 && chunks > 1 {
-		group = min(group, chunks/2)
-	}
 	return n - int(group)*chunkLen
 }
 
@@ -1433,23 +1437,22 @@ const rereadMove = 2 * firstLen
 // read (summed). Only that read marks h read: a read that moves nothing
 // leaves absorb and the tree ahead as they were, for the input after it. A
 // Sum after each 64-byte piece of a stream of 4 KiB read 0.5 of zeebo's
-// speed without it (BenchmarkSumEachWriteShort, docs/stream.md). Where what
-// is gathered is 2 or 4 whole chunks, of which absorb hands over half only
-// so that the reads of that input again find the other half in the tree
-// ahead (absorbLen), the move waits until the reads hashed rereadMove and
-// that input again: at the fourth read of 4 KiB read again and again,
-// where each read after the move takes about a tenth of zeebo's time (Sum
-// again, scripts/api-check.sh). A Sum after each 1 KiB piece of 4 KiB and
-// one more at the end, which moved at that last Sum at rereadMove, took
-// 1.7 times as long, from 1.3 times zeebo's speed to 0.8
-// (BenchmarkSumEachWriteShort, piece=1KiB). A Hasher whose copy by value
-// was written to is left to panic as before.
+// speed without it (BenchmarkSumEachWriteShort, docs/stream.md). What
+// absorbLen leaves whole, 2 or 4 whole chunks, moves too, once the reads
+// hashed rereadMove and that input again; that read's absorb hands half
+// of it over, so that the reads after it find the other half in the tree
+// ahead and take about a tenth of zeebo's time, where each hashed all of
+// it again, a little slower than zeebo's (Sum again of 4 KiB,
+// scripts/api-check.sh). It waits for more than rereadMove: a Sum after
+// each 1 KiB piece of 4 KiB and one more at the end, which moved at that
+// last Sum at rereadMove, took 1.7 times as long, from 1.3 times zeebo's
+// speed to 0.8 (BenchmarkSumEachWriteShort, piece=1KiB). A Hasher whose
+// copy by value was written to is left to panic as before.
 func (h *Hasher) rereadNative() {
 	if h.buf != nil || h.live || h.front != 0 || h.sub.on || h.nbuf <= guts.BlockSize || h.gen != nil && *h.gen != h.ngen {
 		return
 	}
-	halves := h.nbuf%chunkLen == 0 && bits.OnesCount(uint(h.nbuf)) == 1
-	if h.reread() && absorbLen(0, h.nbuf) > 0 && (!halves || h.rwaste >= rereadMove+h.nbuf) {
+	if h.reread() && (absorbLen(0, h.nbuf) > 0 || h.nbuf > chunkLen && h.rwaste >= rereadMove+h.nbuf) {
 		h.summed = true
 		h.grow(bufSize)
 	}

@@ -1430,8 +1430,7 @@ func TestSumAbsorbsAtOnce(t *testing.T) {
 // a tail that the library takes after them (no longer than the smallest
 // subtree they end, never empty): a part of a chunk, or where the input
 // ends at a chunk's end, the largest aligned group of up to absorbGroup
-// chunks that ends there; and with no chunk before it, no more than half
-// of what is pending, so that rootOf finds the left half in the tree.
+// chunks that ends there.
 func TestAbsorbLen(t *testing.T) {
 	var sizes []int
 	for n := 0; n <= bufSize+chunkLen; n += 1 + n%97 {
@@ -1459,10 +1458,51 @@ func TestAbsorbLen(t *testing.T) {
 				t.Fatalf("after %d chunks, %d bytes: a tail of %d chunks after %d, not one aligned group", at, n, tail/chunkLen, end)
 			case n%chunkLen == 0 && tail > absorbGroup*chunkLen:
 				t.Fatalf("after %d chunks, %d bytes: a tail of %d chunks, more than %d", at, n, tail/chunkLen, absorbGroup)
-			case n%chunkLen == 0 && n > 0 && 2*tail <= min(n, absorbGroup*chunkLen) && (end+uint64(tail/chunkLen))%uint64(2*tail/chunkLen) == 0 && (at > 0 || 2*tail < n):
+			case n%chunkLen == 0 && n > 0 && 2*tail <= min(n, absorbGroup*chunkLen) && (end+uint64(tail/chunkLen))%uint64(2*tail/chunkLen) == 0:
 				t.Fatalf("after %d chunks, %d bytes: a tail of %d chunks, where twice as many end there aligned", at, n, tail/chunkLen)
-			case at == 0 && n > chunkLen && 2*tail > n:
-				t.Fatalf("after no chunk, %d bytes: a tail of %d, more than half", n, tail)
+			}
+		}
+	}
+}
+
+// TestAbsorbHalf: on the native path, 2 or 4 whole chunks, which absorbLen
+// leaves whole, are handed half over at the read that moves them to the
+// heap (rereadNative), so that the reads after it hash neither half again;
+// but in a Hasher whose input was already on the heap (reused after
+// Reset), a second read hands none over, as absorbLen says, and hashes
+// them all again: a reused Hasher whose input of 4 KiB is read twice
+// would otherwise pay for the tree ahead at its second read. Every read
+// is zeebo's hash.
+func TestAbsorbHalf(t *testing.T) {
+	if !nativeActive(t) {
+		t.Skip("no native library: the native path's reads")
+	}
+	in := vectorInput(firstLen)
+	for _, n := range []int{2 * chunkLen, firstLen} {
+		want := zeebo.Sum256(in[:n])
+		h := New()
+		_, _ = h.Write(in[:n])
+		for k := 1; h.buf == nil; k++ {
+			if k > rereadMove/n+3 {
+				t.Fatalf("%d bytes: not moved after %d reads", n, k)
+			}
+			if got := h.Sum(nil); !bytes.Equal(got, want[:]) {
+				t.Fatalf("%d bytes, read %d: %x, want %x", n, k, got, want)
+			}
+		}
+		if h.absorbed() != n/2 {
+			t.Fatalf("%d bytes: %d handed over at the move, want %d", n, h.absorbed(), n/2)
+		}
+		for k := range 3 {
+			if got := h.Sum(nil); !bytes.Equal(got, want[:]) || h.absorbed() != n/2 || !h.aheadHolds(uint64(n/chunkLen), uint64(n/chunkLen/2)) {
+				t.Fatalf("%d bytes, read %d after the move: %x (handed over %d, ahead %v), want %x", n, k, got, h.absorbed(), h.aheadHolds(uint64(n/chunkLen), uint64(n/chunkLen/2)), want)
+			}
+		}
+		h.Reset()
+		_, _ = h.Write(in[:n])
+		for k := range 3 {
+			if got := h.Sum(nil); !bytes.Equal(got, want[:]) || h.absorbed() != 0 {
+				t.Fatalf("%d bytes, reused, read %d: %x (handed over %d), want %x and none", n, k, got, h.absorbed(), want)
 			}
 		}
 	}
