@@ -97,10 +97,11 @@ func Sum512(data []byte) [64]byte {
 			return s // as in Sum256
 		}
 		// Up to a chunk, zeebo's compression with the root output written
-		// straight into s: through zeebo's Sum512 and its result, Sum512
-		// of 65 B took 0.81 of zeebo's speed, and 0.92 at 256 B, on the
-		// Go path; 0.94-0.95 and 0.98 this way (BLAKE3_API_CALL=Sum512 of
-		// TestAPITable, docs/zeebo-api.md). Sum256 there was no faster.
+		// straight into s: through zeebo's Sum512 and the copies of its
+		// result, Sum512 of 65 to 256 B ran well behind zeebo's own on
+		// the Go path, and level with it this way; Sum256 this way was no
+		// faster than below (BLAKE3_API_CALL=Sum512 and Sum256 of
+		// TestAPITable; the figures are in docs/zeebo-api.md).
 		if len(data) <= chunkLen && zeeboBlocks && ffi.ZeeboChunkOutput(&guts.IV, 0, data, s[:]) {
 			return s
 		}

@@ -891,10 +891,11 @@ func (h *Hasher) absorb() (reread bool) {
 		// one group: half of them, so that the reads after this one find
 		// the other half in the tree ahead (rootOf), where each would
 		// hash all of them again, as zeebo's do, and a little slower.
-		// Only at the move, which waits for that (rereadNative): a reused
-		// Hasher whose input of 4 KiB is read twice took 1.3 times as
-		// long, from 1.1 times zeebo's speed to 0.84, with half handed
-		// over at its second read (a scratch benchmark; docs/zeebo-api.md).
+		// Only at the move, which waits for that (rereadNative): handed
+		// over at every second read, a reused Hasher whose input of 4 KiB
+		// is read twice fell from ahead of zeebo's to behind it, paying
+		// for the tree ahead (a scratch benchmark; docs/zeebo-api.md,
+		// "Read again at 2 and 4 KiB").
 		k = len(p) / 2
 	}
 	if k == 0 {
@@ -1441,13 +1442,14 @@ const rereadMove = 2 * firstLen
 // absorbLen leaves whole, 2 or 4 whole chunks, moves too, once the reads
 // hashed rereadMove and that input again; that read's absorb hands half
 // of it over, so that the reads after it find the other half in the tree
-// ahead and take about a tenth of zeebo's time, where each hashed all of
-// it again, a little slower than zeebo's (Sum again of 4 KiB,
+// ahead and take a fraction of zeebo's time, where each hashed all of it
+// again, a little slower than zeebo's (Sum again of 4 KiB,
 // scripts/api-check.sh). It waits for more than rereadMove: a Sum after
 // each 1 KiB piece of 4 KiB and one more at the end, which moved at that
-// last Sum at rereadMove, took 1.7 times as long, from 1.3 times zeebo's
-// speed to 0.8 (BenchmarkSumEachWriteShort, piece=1KiB). A Hasher whose
-// copy by value was written to is left to panic as before.
+// last Sum at rereadMove, fell from ahead of zeebo's to behind it
+// (BenchmarkSumEachWriteShort, piece=1KiB; docs/zeebo-api.md, "Read again
+// at 2 and 4 KiB"). A Hasher whose copy by value was written to is left
+// to panic as before.
 func (h *Hasher) rereadNative() {
 	if h.buf != nil || h.live || h.front != 0 || h.sub.on || h.nbuf <= guts.BlockSize || h.gen != nil && *h.gen != h.ngen {
 		return
