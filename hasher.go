@@ -1124,6 +1124,12 @@ func (h *Hasher) sumHeld(b []byte) []byte {
 	out := b[n:]
 	switch {
 	case len(in) <= guts.BlockSize && implFor(len(in)) == implZeebo && zeeboBlocks && ffi.ZeeboBlockOutput(keyWords(h.mode, &h.key), modeFlags(h.mode), in, out):
+	case h.mode == modeHash && implFor(len(in)) == implZeebo && zeeboBlocks && ffi.ZeeboChunkOutput(&guts.IV, 0, in, out):
+		// Past a block, the output written straight into b too, as the
+		// keyed modes' goChunkSum writes it: through Sum256 and the copies
+		// of its result, a reused Hasher's Reset, Write and Sum, and a Sum
+		// read again, of 65 to 256 B ran further behind zeebo's (api-check,
+		// BLAKE3_API_CALL=Reset,Write,Sum and "Sum again"; docs/zeebo-api.md).
 	case h.mode == modeHash:
 		s := Sum256(in)
 		copy(out, s[:])
