@@ -263,7 +263,9 @@ func (h *Hasher) fresh() *Hasher {
 // reader had run there. A panic is recovered there and raised again here;
 // a runtime.Goexit (t.FailNow in a test's reader) ends the caller's
 // goroutine too, rather than leave it waiting for a piece or a worker
-// that never comes, or take a leaf never hashed for a hashed one.
+// that never comes, or take a leaf never hashed for a hashed one; a panic
+// raised during that Goexit (by one of the reader's deferred calls) is
+// raised again during the caller's.
 type readerEnd struct {
 	panicked bool
 	value    any
@@ -273,21 +275,32 @@ type readerEnd struct {
 // run calls fn with the caller's panicOnFault setting (so that a fault in
 // a memory-mapped file read there panics where it would on the caller),
 // and records how it ended. Each goroutine has its own readerEnd.
+//
+// A Goexit is told from a panic by where the goroutine goes after the
+// inner deferred call, not by recover's value: that is nil under a Goexit,
+// and also for a panic(nil) under GODEBUG=panicnil=1, which the inner call
+// stops, where a Goexit goes on (past a panic raised during it and
+// recovered there too) to the outer one alone.
 func (e *readerEnd) run(onFault bool, fn func()) {
 	debug.SetPanicOnFault(onFault)
-	done := false
+	returned := false
 	defer func() {
-		if done {
-			return
-		}
-		if v := recover(); v != nil {
-			e.panicked, e.value = true, v
-		} else {
-			e.exited = true // runtime.Goexit: recover gives nil (panic(nil) is a PanicNilError)
+		if !returned { // a Goexit
+			e.exited = true
+			e.panicked = e.value != nil // raised during it
 		}
 	}()
-	fn()
-	done = true
+	func() {
+		done := false
+		defer func() {
+			if !done {
+				e.panicked, e.value = true, recover()
+			}
+		}()
+		fn()
+		done = true
+	}()
+	returned = true
 }
 
 // failed reports whether the goroutine ended other than by returning.
@@ -296,11 +309,14 @@ func (e *readerEnd) failed() bool { return e.panicked || e.exited }
 // raise ends the caller's goroutine as the reader's ended, if not by
 // returning; the caller calls it once that goroutine has ended.
 func (e *readerEnd) raise() {
-	switch {
-	case e.panicked:
-		panic(e.value)
-	case e.exited:
+	if e.exited {
+		if e.panicked {
+			defer panic(e.value)
+		}
 		runtime.Goexit()
+	}
+	if e.panicked {
+		panic(e.value)
 	}
 }
 

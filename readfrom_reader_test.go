@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -28,7 +31,7 @@ import (
 //   - "negative": returns -1 and no error, then goes on;
 //   - "negative-eof": returns -1 and io.EOF, then goes on;
 //   - "zero": returns 0 and no error, then goes on;
-//   - "panic": panics; "goexit": calls runtime.Goexit.
+//   - "panic", "goexit", "panic-goexit", "panic-nil": fails so (failAs).
 //
 // Past the end of data it returns io.EOF. So what it gives up to byte at
 // does not depend on the sizes of the reads.
@@ -58,12 +61,8 @@ func (r *scripted) Read(p []byte) (int, error) {
 			return -1, io.EOF
 		case "zero":
 			return 0, nil
-		case "panic":
-			panic(fmt.Sprintf("the reader's own panic at %d", r.at))
-		case "goexit":
-			runtime.Goexit()
 		}
-		panic("unknown event " + r.event)
+		failAs(r.event, fmt.Sprintf("the reader's own panic at %d", r.at))
 	}
 	if r.pos == len(r.data) {
 		return 0, io.EOF
@@ -88,40 +87,88 @@ func (r *scripted) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// failAs ends a reader's call as event says: "panic" panics with msg;
+// "goexit" calls runtime.Goexit; "panic-goexit" calls it, and one of its
+// deferred calls panics with msg during it; "panic-nil" panics with nil
+// (whose recover gives nil under GODEBUG=panicnil=1, as for a Goexit).
+func failAs(event, msg string) {
+	switch event {
+	case "panic":
+		panic(msg)
+	case "goexit":
+		runtime.Goexit()
+	case "panic-goexit":
+		defer panic(msg)
+		runtime.Goexit()
+	case "panic-nil":
+		panic(nil)
+	}
+	panic("unknown event " + event)
+}
+
+// failEvents are failAs's events.
+var failEvents = []string{"panic", "goexit", "panic-goexit", "panic-nil"}
+
+// ending is how a call ended on a goroutine of its own (howEnds): by a
+// panic, with the value recover gave (as %v prints it: a PanicNilError is
+// a new one at each panic(nil)), by a runtime.Goexit, by both (a panic
+// raised during a Goexit), or by neither (it returned).
+type ending struct {
+	panicked bool
+	value    string
+	goexit   bool
+}
+
+// endingOf is how a reader's call that fails as failAs(event, msg)
+// ends, in this process.
+func endingOf(event, msg string) ending {
+	return howEnds(func() { failAs(event, msg) })
+}
+
 // copyEnd is how io.Copy into a hash ended: its count and error, the hash
-// of what it wrote, or its panic's value, or that it called Goexit.
+// of what it wrote, and how its goroutine ended.
 type copyEnd struct {
-	n      int64
-	err    error
-	sum    string
-	panic  any
-	goexit bool
+	n   int64
+	err error
+	sum string
+	end ending
 }
 
 // copyInto runs io.Copy(h, r) on a goroutine of its own and says how it
 // ended, and what h holds then (after a panic or a Goexit too).
 func copyInto(h io.Writer, sum func() []byte, r io.Reader) (e copyEnd) {
-	e.panic, e.goexit = howEnds(func() { e.n, e.err = io.Copy(h, r) })
+	e.end = howEnds(func() { e.n, e.err = io.Copy(h, r) })
 	e.sum = fmt.Sprintf("%x", sum())
 	return e
 }
 
-// howEnds runs fn on a goroutine of its own and says how it ended: its
-// panic's value, or that it called runtime.Goexit, or neither (it
-// returned). It fails the process if fn has not ended after a minute.
-func howEnds(fn func()) (panicked any, goexit bool) {
+// howEnds runs fn on a goroutine of its own and says how it ended. As
+// readerEnd.run does, it tells a Goexit by the outer deferred call reached
+// without the inner one returning, not by recover's value. It fails the
+// process if fn has not ended after a minute.
+func howEnds(fn func()) (e ending) {
 	done := make(chan struct{})
 	go func() {
 		returned := false
 		defer close(done)
 		defer func() {
 			if !returned {
-				if panicked = recover(); panicked == nil {
-					goexit = true
+				e.goexit = true
+				if e.panicked = e.value != "<nil>"; !e.panicked {
+					e.value = ""
 				}
 			}
 		}()
-		fn()
+		func() {
+			ended := false
+			defer func() {
+				if !ended {
+					e.panicked, e.value = true, fmt.Sprint(recover())
+				}
+			}()
+			fn()
+			ended = true
+		}()
 		returned = true
 	}()
 	select {
@@ -129,7 +176,7 @@ func howEnds(fn func()) (panicked any, goexit bool) {
 	case <-time.After(time.Minute):
 		panic("still running after a minute")
 	}
-	return panicked, goexit
+	return e
 }
 
 // TestReadFromLikeCopy: io.Copy into a Hasher, through ReadFrom, ends as
@@ -144,8 +191,9 @@ func howEnds(fn func()) (panicked any, goexit bool) {
 // was written, and a reader's panic raised and its runtime.Goexit ending
 // the caller's goroutine, on both backends.
 func TestReadFromLikeCopy(t *testing.T) {
+	t.Logf("recover after panic(nil): %v", endingOf("panic-nil", "").value)
 	in := vectorInput(pipeAfter + 3*pipePiece + 100)
-	events := []string{"error", "unexpected", "eof-more", "negative", "negative-eof", "zero", "panic", "goexit"}
+	events := append([]string{"error", "unexpected", "eof-more", "negative", "negative-eof", "zero"}, failEvents...)
 	places := []int{1000, streamPiece, pipeAfter, pipeAfter + 1000, pipeAfter + pipePiece, pipeAfter + 2*pipePiece + 5}
 	forEachBackend(t, func(t *testing.T) {
 		for _, ev := range events {
@@ -155,7 +203,7 @@ func TestReadFromLikeCopy(t *testing.T) {
 					want := copyInto(z, func() []byte { return z.Sum(nil) }, &scripted{data: in, chunk: chunk, at: at, event: ev})
 					h := New()
 					got := copyInto(h, func() []byte { return h.Sum(nil) }, &scripted{data: in, chunk: chunk, at: at, event: ev})
-					if got.n != want.n || got.err != want.err || got.sum != want.sum || got.panic != want.panic || got.goexit != want.goexit {
+					if got.n != want.n || got.err != want.err || got.sum != want.sum || got.end != want.end {
 						t.Errorf("%s at %d, reads of %d: ReadFrom ended %+v; zeebo's io.Copy %+v", ev, at, chunk, got, want)
 					}
 				}
@@ -184,8 +232,8 @@ func TestReadFromShortReads(t *testing.T) {
 }
 
 // failingAt is a file that ReadFrom reads in parallel, whose ReadAt of
-// the byte at (of any byte, for an at below 0) panics or calls
-// runtime.Goexit (event), every time.
+// the byte at (of any byte, for an at below 0) fails as failAs(event)
+// does, every time.
 type failingAt struct {
 	resizedFile
 	at    int64
@@ -197,10 +245,7 @@ func (f failingAt) ReadAt(p []byte, off int64) (int, error) {
 		// Late: the leaves' producer is waiting to hand a worker the
 		// next leaf by then.
 		time.Sleep(10 * time.Millisecond)
-		if f.event == "goexit" {
-			runtime.Goexit()
-		}
-		panic(fmt.Sprintf("ReadAt's own panic at %d", f.at))
+		failAs(f.event, fmt.Sprintf("ReadAt's own panic at %d", f.at))
 	}
 	return f.resizedFile.ReadAt(p, off)
 }
@@ -213,21 +258,39 @@ func (f failingAt) ReadAt(p []byte, off int64) (int, error) {
 func TestReaderAtWorkersEnd(t *testing.T) {
 	parallelRead(t)
 	in := vectorInput(readFileMin*2 + 12345)
-	for _, event := range []string{"panic", "goexit"} {
+	for _, event := range failEvents {
 		for _, at := range []int64{0, int64(len(in)) / 2, -1} {
 			f := failingAt{resizedFile{bytes.NewReader(in), int64(len(in))}, at, event}
+			want := endingOf(event, fmt.Sprintf("ReadAt's own panic at %d", f.at))
 			for _, w := range []int{1, 3} {
 				before := runtime.NumGoroutine()
-				p, exit := howEnds(func() { _, _ = SumReaderAt(f, int64(len(in)), w) })
-				if (event == "panic") != (p == fmt.Sprintf("ReadAt's own panic at %d", f.at)) || (event == "goexit") != exit {
-					t.Errorf("SumReaderAt, %s at %d, %d workers: ended with panic %v, Goexit %v", event, at, w, p, exit)
+				if got := howEnds(func() { _, _ = SumReaderAt(f, int64(len(in)), w) }); got != want {
+					t.Errorf("SumReaderAt, %s at %d, %d workers: ended %+v, want %+v", event, at, w, got, want)
 				}
 				subGoroutines(t, before)
 			}
-			p, exit := howEnds(func() { _, _ = New().ReadFrom(f) })
-			if (event == "panic") != (p != nil) || (event == "goexit") != exit {
-				t.Errorf("ReadFrom, %s at %d: ended with panic %v, Goexit %v", event, at, p, exit)
+			if got := howEnds(func() { _, _ = New().ReadFrom(f) }); got != want {
+				t.Errorf("ReadFrom, %s at %d: ended %+v, want %+v", event, at, got, want)
 			}
+		}
+	}
+}
+
+// TestReaderEndsPanicNil runs TestReadFromLikeCopy and
+// TestReaderAtWorkersEnd (which the Go path skips) again in a child
+// process with GODEBUG=panicnil=1, where recover gives nil for a reader's
+// panic(nil), as it does under a Goexit: that panic still comes back as a
+// panic, as it does from zeebo's io.Copy in that process.
+func TestReaderEndsPanicNil(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^(TestReadFromLikeCopy|TestReaderAtWorkersEnd)$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), "GODEBUG="+strings.TrimPrefix(os.Getenv("GODEBUG")+",panicnil=1", ","))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the child with panicnil=1: %v\n%s", err, out)
+	}
+	for _, want := range []string{"recover after panic(nil): <nil>", "--- PASS: TestReadFromLikeCopy", "TestReaderAtWorkersEnd"} {
+		if !strings.Contains(string(out), want) {
+			t.Fatalf("the child with panicnil=1 did not print %q:\n%s", want, out)
 		}
 	}
 }
@@ -307,7 +370,7 @@ func TestReaderAtBufferDropped(t *testing.T) {
 	in := vectorInput(3 << 20)
 	for _, w := range []int{1, 3} {
 		k := &keeper{Reader: bytes.NewReader(in)}
-		if p, _ := howEnds(func() { _, _ = SumReaderAt(k, int64(len(in)), w) }); p == nil {
+		if !howEnds(func() { _, _ = SumReaderAt(k, int64(len(in)), w) }).panicked {
 			t.Fatalf("%d workers: no panic from ReadAt", w)
 		}
 		got, err := SumReaderAt(k, int64(len(in)), w)
