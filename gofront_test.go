@@ -155,9 +155,9 @@ func TestGoFrontLarge(t *testing.T) {
 
 // TestGoPathWrittenSpilled: SetInputOffset refuses a Go-path Hasher whose
 // input is in zeebo's hasher (a second write past the first's last chunk),
-// and takes one Reset since, which keeps that hasher, empty (written); that
-// Hasher then hashes its subtree as a new one given the offset does, not
-// through zeebo's hasher.
+// and takes one Reset since, which keeps that hasher, empty, for the next
+// write past a chunk (spare); that Hasher then hashes its subtree as a new
+// one given the offset does, not through zeebo's hasher.
 func TestGoPathWrittenSpilled(t *testing.T) {
 	in := vectorInput(40 << 10)
 	key := []byte(vectorKey)
@@ -173,7 +173,7 @@ func TestGoPathWrittenSpilled(t *testing.T) {
 				t.Errorf("%s: SetInputOffset after 40 KiB accepted", m)
 			}
 			h.Reset()
-			if h.g == nil {
+			if h.spare == nil {
 				t.Fatalf("%s: Reset let go of zeebo's hasher, which this test is for", m)
 			}
 			if err := h.SetInputOffset(1 << 20); err != nil {

@@ -114,7 +114,18 @@ type Hasher struct {
 	// On the native path, groot is the root node of the input that a read
 	// computed in Go (tailSum, tailDigest) while gen and ngen were rgen and
 	// rn: the reads after it take it until the input changes (rootKept).
+	// reused is set by Reset on a Go-path hasher that held more than a
+	// chunk, or zeebo's hasher, before it: until the next Reset, a write
+	// past a chunk goes to zeebo's hasher, spare (which Reset took from g)
+	// or a new one, kept from then on, rather than be gathered up to
+	// goGather and copied again into a pooled hasher at each read, or
+	// taken by goFront; up to a chunk it is gathered, as in a new Hasher,
+	// whose reads take fewer steps than zeebo's hasher's. Both measured
+	// by scripts/api-check.sh (BLAKE3_API_CALL=Reset,Write,Sum;
+	// docs/zeebo-api.md).
 	g      *zeebo.Hasher
+	spare  *zeebo.Hasher
+	reused bool
 	live   bool
 	t      *ffi.Tree
 	front  uint64
@@ -319,6 +330,9 @@ func (h *Hasher) firstMax() int {
 	case pathNative:
 		return firstLen
 	case pathGo:
+		if h.reused {
+			return chunkLen
+		}
 		return goGather(h.mode)
 	}
 	return 0
@@ -557,17 +571,18 @@ func (h *Hasher) handsFront(n int, fresh bool) bool {
 // within its last chunk are gathered (write's first case, which after a
 // fold gathers up to firstLen bytes of input in all: foldable); from there
 // on (or at a read that readGo picks) the input goes to zeebo's hasher (or,
-// for a subtree hasher, to the Go-path tree).
+// for a subtree hasher, to the Go-path tree). A reused Hasher gathers a
+// chunk, and hands a write past it to zeebo's hasher (spare).
 func (h *Hasher) writeGo(p []byte) (int, error) {
 	switch {
 	case h.sub.t != nil:
 		h.sub.t.write(p)
 		return len(p), nil
-	case h.g == nil && h.front == 0 && h.nbuf+len(p) <= goGather(h.mode),
+	case h.g == nil && h.front == 0 && h.nbuf+len(p) <= h.firstMax(),
 		h.g == nil && h.front != 0 && h.nbuf+len(p) <= chunkLen:
 		h.gather(p)
 		return len(p), nil
-	case h.g == nil && h.front == 0 && h.goFront(p):
+	case h.g == nil && h.front == 0 && !h.reused && h.goFront(p):
 		return len(p), nil
 	}
 	h.spillGo()
@@ -682,7 +697,10 @@ func (h *Hasher) spillGo() {
 		}
 		h.g, h.front = ffi.ZeeboImport(&s), 0
 	} else {
-		h.g = h.goHasher()
+		h.g, h.spare = h.spare, nil
+		if h.g == nil {
+			h.g = h.goHasher()
+		}
 		_, _ = h.g.Write(h.pending())
 	}
 	h.lockable()
@@ -1023,11 +1041,13 @@ const absorbGroup = 4
 func (h *Hasher) Reset() {
 	if h.gen != nil && *h.gen != h.ngen {
 		// The state is another Hasher's now.
-		h.g, h.t, h.ahead, h.buf, h.gen, h.ngen, h.mu = nil, nil, nil, nil, nil, 0, nil
+		h.g, h.spare, h.t, h.ahead, h.buf, h.gen, h.ngen, h.mu = nil, nil, nil, nil, nil, nil, 0, nil
 	}
 	h.touch()
+	h.reused = h.path == pathGo && (h.g != nil || h.spare != nil || h.nbuf > chunkLen || h.front != 0)
 	if h.g != nil {
 		h.g.Reset()
+		h.g, h.spare = nil, h.g
 	}
 	h.live, h.nbuf, h.far, h.front, h.lastOK, h.summed, h.read = false, 0, false, 0, false, false, false
 	h.rlast, h.rwaste = 0, 0
@@ -1062,7 +1082,7 @@ func (h *Hasher) clone(c *Hasher) {
 		h.absorb()
 	}
 	*c = *h
-	c.g, c.gw, c.t, c.ahead, c.buf, c.gen, c.nbuf, c.summed, c.read, c.mu = nil, nil, nil, nil, nil, nil, 0, false, false, nil
+	c.g, c.spare, c.gw, c.t, c.ahead, c.buf, c.gen, c.nbuf, c.summed, c.read, c.mu = nil, nil, nil, nil, nil, nil, nil, 0, false, false, nil
 	c.rlast, c.rwaste = 0, 0 // the clone's first read is a first
 	if h.g != nil {
 		c.g = h.g.Clone()
