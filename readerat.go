@@ -265,7 +265,10 @@ func (h *Hasher) fresh() *Hasher {
 // goroutine too, rather than leave it waiting for a piece or a worker
 // that never comes, or take a leaf never hashed for a hashed one; a panic
 // raised during that Goexit (by one of the reader's deferred calls) is
-// raised again during the caller's.
+// raised again during the caller's, but for a panic(nil) under
+// GODEBUG=panicnil=1, whose recover gives nil as for none: the caller's
+// goroutine then ends as by the Goexit alone. The caller's crash report
+// shows the last panic alone where the reader's showed several.
 type readerEnd struct {
 	panicked bool
 	value    any

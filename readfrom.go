@@ -22,15 +22,16 @@ import (
 // leave it. Anything else is read as io.Copy reads it, on the caller's
 // goroutine, in pieces of 128 KiB, each hashed once read, for its first
 // 2 MiB; then a second goroutine reads ahead while the caller hashes. So
-// from there r's Read runs on that goroutine (with the caller's
-// debug.SetPanicOnFault; its panic, its runtime.Goexit, or a panic raised
-// during that Goexit, comes back to the caller's goroutine once it has
-// ended, the bytes it gave before written), and before the last pieces
-// read are hashed: a reader that uses h itself, or needs the caller's
-// goroutine or its locked OS thread, must not be read through ReadFrom
-// (write its pieces with Write). ReadFrom returns only once no Read of r
-// is in flight, also after an error of h's own (a Write refused past
-// 2^64-1 bytes), so r is never used after it.
+// from there r's Read runs on that goroutine, with the caller's
+// debug.SetPanicOnFault, and before the last pieces read are hashed: a
+// reader that uses h itself, or needs the caller's goroutine or its
+// locked OS thread, must not be read through ReadFrom (write its pieces
+// with Write). Its panic, its runtime.Goexit, or a panic raised during
+// that Goexit (but for a panic(nil) under GODEBUG=panicnil=1) comes back
+// to the caller's goroutine once that goroutine has ended, the bytes it
+// gave before written. ReadFrom returns only once no Read of r is in
+// flight, also after an error of h's own (a Write refused past 2^64-1
+// bytes), so r is never used after it.
 func (h *Hasher) ReadFrom(r io.Reader) (int64, error) {
 	if f, ok := r.(positionalFile); ok {
 		if n, err, done := h.readFile(f); done {

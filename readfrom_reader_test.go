@@ -88,6 +88,7 @@ func (r *scripted) Read(p []byte) (int, error) {
 }
 
 // failAs ends a reader's call as event says: "panic" panics with msg;
+// "panic-error" with an error that says msg and wraps errTransient;
 // "goexit" calls runtime.Goexit; "panic-goexit" calls it, and one of its
 // deferred calls panics with msg during it; "panic-nil" panics with nil
 // (whose recover gives nil under GODEBUG=panicnil=1, as for a Goexit).
@@ -95,6 +96,8 @@ func failAs(event, msg string) {
 	switch event {
 	case "panic":
 		panic(msg)
+	case "panic-error":
+		panic(fmt.Errorf("%s: %w", msg, errTransient))
 	case "goexit":
 		runtime.Goexit()
 	case "panic-goexit":
@@ -107,12 +110,12 @@ func failAs(event, msg string) {
 }
 
 // failEvents are failAs's events.
-var failEvents = []string{"panic", "goexit", "panic-goexit", "panic-nil"}
+var failEvents = []string{"panic", "panic-error", "goexit", "panic-goexit", "panic-nil"}
 
 // ending is how a call ended on a goroutine of its own (howEnds): by a
-// panic, with the value recover gave (as %v prints it: a PanicNilError is
-// a new one at each panic(nil)), by a runtime.Goexit, by both (a panic
-// raised during a Goexit), or by neither (it returned).
+// panic, with the value recover gave (its type and what %v prints: a
+// PanicNilError is a new one at each panic(nil)), by a runtime.Goexit, by
+// both (a panic raised during a Goexit), or by neither (it returned).
 type ending struct {
 	panicked bool
 	value    string
@@ -154,7 +157,7 @@ func howEnds(fn func()) (e ending) {
 		defer func() {
 			if !returned {
 				e.goexit = true
-				if e.panicked = e.value != "<nil>"; !e.panicked {
+				if e.panicked = e.value != "<nil>: <nil>"; !e.panicked {
 					e.value = ""
 				}
 			}
@@ -163,7 +166,8 @@ func howEnds(fn func()) (e ending) {
 			ended := false
 			defer func() {
 				if !ended {
-					e.panicked, e.value = true, fmt.Sprint(recover())
+					v := recover()
+					e.panicked, e.value = true, fmt.Sprintf("%T: %v", v, v)
 				}
 			}()
 			fn()
@@ -250,24 +254,30 @@ func (f failingAt) ReadAt(p []byte, off int64) (int, error) {
 	return f.resizedFile.ReadAt(p, off)
 }
 
-// TestReaderAtWorkersEnd: a ReadAt that panics or calls runtime.Goexit on
-// a worker of SumReaderAt, or of ReadFrom's parallel read of a file, ends
-// the caller's goroutine the same way, once every worker has ended: no
-// hash of a leaf never hashed, and no wait for a worker that is gone, with
-// one worker failing or all of them.
+// TestReaderAtWorkersEnd: a ReadAt that fails in each way failAs does
+// on a worker of SumReaderAt (on either path), or of ReadFrom's parallel
+// read of a file (on the native path), ends the caller's goroutine the
+// same way, once every worker has ended: no hash of a leaf never hashed,
+// and no wait for a worker that is gone, with one worker failing or all
+// of them. One worker reads on the caller's goroutine (digestSerial), two
+// or more on workers of their own (hashLeaves).
 func TestReaderAtWorkersEnd(t *testing.T) {
-	parallelRead(t)
+	prev := runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))
+	defer runtime.GOMAXPROCS(prev)
 	in := vectorInput(readFileMin*2 + 12345)
 	for _, event := range failEvents {
 		for _, at := range []int64{0, int64(len(in)) / 2, -1} {
 			f := failingAt{resizedFile{bytes.NewReader(in), int64(len(in))}, at, event}
 			want := endingOf(event, fmt.Sprintf("ReadAt's own panic at %d", f.at))
-			for _, w := range []int{1, 3} {
+			for _, w := range []int{1, 2, 3} {
 				before := runtime.NumGoroutine()
 				if got := howEnds(func() { _, _ = SumReaderAt(f, int64(len(in)), w) }); got != want {
 					t.Errorf("SumReaderAt, %s at %d, %d workers: ended %+v, want %+v", event, at, w, got, want)
 				}
 				subGoroutines(t, before)
+			}
+			if lib == nil {
+				continue // ReadFrom reads a file in turn on the Go path
 			}
 			if got := howEnds(func() { _, _ = New().ReadFrom(f) }); got != want {
 				t.Errorf("ReadFrom, %s at %d: ended %+v, want %+v", event, at, got, want)
@@ -277,10 +287,10 @@ func TestReaderAtWorkersEnd(t *testing.T) {
 }
 
 // TestReaderEndsPanicNil runs TestReadFromLikeCopy and
-// TestReaderAtWorkersEnd (which the Go path skips) again in a child
-// process with GODEBUG=panicnil=1, where recover gives nil for a reader's
-// panic(nil), as it does under a Goexit: that panic still comes back as a
-// panic, as it does from zeebo's io.Copy in that process.
+// TestReaderAtWorkersEnd again in a child process with
+// GODEBUG=panicnil=1, where recover gives nil for a reader's panic(nil),
+// as it does under a Goexit: that panic still comes back as a panic, as
+// it does from zeebo's io.Copy in that process.
 func TestReaderEndsPanicNil(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-test.run=^(TestReadFromLikeCopy|TestReaderAtWorkersEnd)$", "-test.count=1", "-test.v")
 	cmd.Env = append(os.Environ(), "GODEBUG="+strings.TrimPrefix(os.Getenv("GODEBUG")+",panicnil=1", ","))
@@ -288,7 +298,7 @@ func TestReaderEndsPanicNil(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the child with panicnil=1: %v\n%s", err, out)
 	}
-	for _, want := range []string{"recover after panic(nil): <nil>", "--- PASS: TestReadFromLikeCopy", "TestReaderAtWorkersEnd"} {
+	for _, want := range []string{"recover after panic(nil): <nil>: <nil>", "--- PASS: TestReadFromLikeCopy", "--- PASS: TestReaderAtWorkersEnd"} {
 		if !strings.Contains(string(out), want) {
 			t.Fatalf("the child with panicnil=1 did not print %q:\n%s", want, out)
 		}
@@ -338,10 +348,11 @@ func TestReadFromPanicOnFault(t *testing.T) {
 }
 
 // keeper is a ReaderAt whose ReadAt, the first time, keeps the address
-// of the buffer it was given and panics, and which records after that
-// whether it is given that buffer again.
+// of the buffer it was given and fails as failAs(event) does, and which
+// records after that whether it is given that buffer again.
 type keeper struct {
 	*bytes.Reader
+	event string
 	mu    sync.Mutex // ReadAt is called on several goroutines at once
 	kept  *byte
 	again bool
@@ -356,29 +367,98 @@ func (k *keeper) ReadAt(p []byte, off int64) (int, error) {
 	k.again = k.again || !first && &p[0] == k.kept
 	k.mu.Unlock()
 	if first {
-		panic("a ReadAt that keeps its buffer")
+		failAs(k.event, "a ReadAt that keeps its buffer")
 	}
 	return k.Reader.ReadAt(p, off)
 }
 
 // TestReaderAtBufferDropped: the buffer a ReadAt was given when it
-// panicked, which it may keep, does not go back to the pool: the next
-// SumReaderAt, on one thread (where the pool would hand it out next), is
-// not given it, with one worker (the caller's goroutine) or several.
+// failed (in each way failAs does), which it may keep, does not go back to
+// the pool: the next SumReaderAt, on one thread (where the pool would hand
+// it out next), is not given it, with one worker (the caller's goroutine)
+// or several.
 func TestReaderAtBufferDropped(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	in := vectorInput(3 << 20)
-	for _, w := range []int{1, 3} {
-		k := &keeper{Reader: bytes.NewReader(in)}
-		if !howEnds(func() { _, _ = SumReaderAt(k, int64(len(in)), w) }).panicked {
-			t.Fatalf("%d workers: no panic from ReadAt", w)
+	for _, event := range failEvents {
+		for _, w := range []int{1, 2, 3} {
+			k := &keeper{Reader: bytes.NewReader(in), event: event}
+			if e := howEnds(func() { _, _ = SumReaderAt(k, int64(len(in)), w) }); !e.panicked && !e.goexit {
+				t.Fatalf("%s, %d workers: SumReaderAt returned", event, w)
+			}
+			got, err := SumReaderAt(k, int64(len(in)), w)
+			if want := zeebo.Sum256(in); err != nil || got != want {
+				t.Fatalf("%s, %d workers: %x, %v; want %x", event, w, got, err, want)
+			}
+			if k.again {
+				t.Errorf("%s, %d workers: the buffer a failing ReadAt kept was handed out again", event, w)
+			}
 		}
-		got, err := SumReaderAt(k, int64(len(in)), w)
-		if want := zeebo.Sum256(in); err != nil || got != want {
-			t.Fatalf("%d workers: %x, %v; want %x", w, got, err, want)
-		}
-		if k.again {
-			t.Errorf("%d workers: the buffer a panicking ReadAt kept was handed out again", w)
+	}
+}
+
+// pieceKeeper reads data, up to 10,000 bytes a read, and none past 10
+// bytes after byte at; at the read after (none where at is below 0), it
+// keeps the piece it was given, by its last byte, and fails as
+// failAs(event) does. It records whether a read is given a piece that ends
+// where kept does (again), a piece it or a reader before it kept.
+type pieceKeeper struct {
+	data  []byte
+	pos   int
+	at    int
+	event string
+	kept  *byte
+	again bool
+}
+
+func (r *pieceKeeper) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if &p[len(p)-1] == r.kept {
+		r.again = true
+	}
+	if r.at >= 0 && r.pos >= r.at {
+		r.kept, r.at = &p[len(p)-1], -1
+		failAs(r.event, "a Read that keeps its piece")
+	}
+	if r.pos == len(r.data) {
+		return 0, io.EOF
+	}
+	k := min(len(p), 10000)
+	if r.at >= 0 {
+		k = min(k, r.at+10-r.pos)
+	}
+	n := copy(p[:k], r.data[r.pos:])
+	r.pos += n
+	return n, nil
+}
+
+// TestReadFromBufferDropped: the piece a Read on ReadFrom's second
+// goroutine was given when it failed (in each way failAs does), within the
+// piece, which it may keep, does not go back to the pool: the next
+// ReadFrom, on one thread (where the pool would hand it out next), is not
+// given it, and hashes its input. (The piece, with the bytes read into it
+// before, is hashed, and the Hasher holds them, as TestReadFromLikeCopy
+// checks.)
+func TestReadFromBufferDropped(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	in := vectorInput(pipeAfter + 3*pipePiece + 100)
+	want := zeebo.Sum256(in)
+	for _, event := range failEvents {
+		for _, at := range []int{pipeAfter + 20000, pipeAfter + pipePiece + 20000, pipeAfter + 2*pipePiece + 5} {
+			r := &pieceKeeper{data: in, at: at, event: event}
+			if e := howEnds(func() { _, _ = New().ReadFrom(r) }); !e.panicked && !e.goexit {
+				t.Fatalf("%s at %d: ReadFrom returned", event, at)
+			}
+			next := &pieceKeeper{data: in, at: -1, kept: r.kept}
+			h := New()
+			if n, err := h.ReadFrom(next); n != int64(len(in)) || err != nil || !bytes.Equal(h.Sum(nil), want[:]) {
+				t.Fatalf("%s at %d: the next ReadFrom: %d, %v, or a wrong hash", event, at, n, err)
+			}
+			if next.again {
+				t.Errorf("%s at %d: the piece a failing Read kept was handed out again", event, at)
+			}
 		}
 	}
 }
