@@ -366,6 +366,41 @@ func BenchmarkNewSum(b *testing.B) {
 	}
 }
 
+// BenchmarkReuses: a new Hasher used uses times (Write, Sum, Reset), on
+// the Go path, against zeebo's, with reuseAfter at after: from how many
+// uses the allocation of zeebo's hasher at the reuseAfter-th Reset (the
+// Hasher reused) pays for itself, per use (ns/use), through hash.Hash, as
+// a caller that keeps its hasher holds it (docs/zeebo-api.md).
+func BenchmarkReuses(b *testing.B) {
+	defer goForced()()
+	saved := reuseAfter
+	defer func() { reuseAfter = saved }()
+	for _, size := range []int{4 << 10, 16 << 10} {
+		data := vectorInput(size)
+		for _, uses := range []int{2, 8, 32, 128, 512} {
+			run := func(name string, mk func() hash.Hash) {
+				b.Run(fmt.Sprintf("size=%s/uses=%d/%s", sizeName(size), uses, name), func(b *testing.B) {
+					sum := make([]byte, 0, 32)
+					for range b.N {
+						h := mk()
+						for range uses {
+							_, _ = h.Write(data)
+							sum = h.Sum(sum[:0])
+							h.Reset()
+						}
+					}
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*uses), "ns/use")
+				})
+			}
+			for _, after := range []uint8{1, 64, 255} {
+				reuseAfter = after
+				run(fmt.Sprintf("after=%d", after), func() hash.Hash { return New() })
+			}
+			run("zeebo", func() hash.Hash { return zeebo.New() })
+		}
+	}
+}
+
 // BenchmarkReuseSum hashes one input again and again through one Hasher
 // of each implementation (Reset, Write, Sum), in each mode, as a caller
 // that keeps its hasher does: the Hasher's own layers around the one-shot,

@@ -153,13 +153,13 @@ func (h *Hasher) readGo(sum bool) {
 		switch {
 		case h.nbuf > chunkLen:
 			if !h.fold() {
-				h.spillGo()
+				h.spillGo(false)
 			}
 		case h.nbuf == h.gnbuf || implFor(h.nbuf) != implZeebo || !h.foldable(0):
 		case h.nbuf-h.gnbuf >= chunkLen/4:
 			h.fold()
 		default:
-			h.spillGo()
+			h.spillGo(false)
 		}
 		return
 	case h.nbuf <= chunkLen:

@@ -114,18 +114,23 @@ type Hasher struct {
 	// On the native path, groot is the root node of the input that a read
 	// computed in Go (tailSum, tailDigest) while gen and ngen were rgen and
 	// rn: the reads after it take it until the input changes (rootKept).
-	// reused is set by Reset on a Go-path hasher that held more than a
-	// chunk, or zeebo's hasher, before it: until the next Reset, a write
-	// past a chunk goes to zeebo's hasher, spare (which Reset took from g)
-	// or a new one, kept from then on, rather than be gathered up to
-	// goGather and copied again into a pooled hasher at each read, or
-	// taken by goFront; up to a chunk it is gathered, as in a new Hasher,
-	// whose reads take fewer steps than zeebo's hasher's. Both measured
-	// by scripts/api-check.sh (BLAKE3_API_CALL=Reset,Write,Sum;
-	// docs/zeebo-api.md).
+	// On the Go path, Reset takes zeebo's hasher from g, reset, and keeps
+	// it aside (spare) for the next write that needs one (writeGo; a read
+	// makes one of its own: copies by value share the spare, and only a
+	// write counts a change, which leaves the others behind). reused is
+	// set by Reset where h has a spare, or had more than a chunk before
+	// reuseAfter Resets: until the next Reset, a write past a chunk goes
+	// to zeebo's hasher, the spare or a new one kept from then on, rather
+	// than be gathered up to goGather and copied again into a pooled
+	// hasher at each read, or taken by goFront; up to a chunk it is
+	// gathered, as in a new Hasher, whose reads take fewer steps than
+	// zeebo's hasher's. reuses counts those Resets, up to reuseAfter. A
+	// Clone is a new Hasher: none of the three. Measured by scripts/api-check.sh (BLAKE3_API_CALL=Reset,Write,Sum)
+	// and BenchmarkReuses (docs/zeebo-api.md).
 	g      *zeebo.Hasher
 	spare  *zeebo.Hasher
 	reused bool
+	reuses uint8
 	live   bool
 	t      *ffi.Tree
 	front  uint64
@@ -585,7 +590,7 @@ func (h *Hasher) writeGo(p []byte) (int, error) {
 	case h.g == nil && h.front == 0 && !h.reused && h.goFront(p):
 		return len(p), nil
 	}
-	h.spillGo()
+	h.spillGo(true)
 	return h.g.Write(p)
 }
 
@@ -682,8 +687,9 @@ const _ = uint(firstLen - chunkLen - (64-len(Hasher{}.fcv))*32)
 func (h *Hasher) frontStack() cvStack { return cvStack{h.fcv[:], h.first[chunkLen:]} }
 
 // spillGo gives a Go-path hasher zeebo's hasher, with the input gathered
-// so far, and the chunks goFront hashed before it.
-func (h *Hasher) spillGo() {
+// so far, and the chunks goFront hashed before it: the spare that Reset
+// kept where spare is set (a write; see Hasher.spare), else a new one.
+func (h *Hasher) spillGo(spare bool) {
 	if h.g != nil {
 		return
 	}
@@ -697,8 +703,9 @@ func (h *Hasher) spillGo() {
 		}
 		h.g, h.front = ffi.ZeeboImport(&s), 0
 	} else {
-		h.g, h.spare = h.spare, nil
-		if h.g == nil {
+		if spare && h.spare != nil {
+			h.g, h.spare = h.spare, nil
+		} else {
 			h.g = h.goHasher()
 		}
 		_, _ = h.g.Write(h.pending())
@@ -1035,6 +1042,14 @@ func absorbLen(at uint64, n int) int {
 // has not been measured again since.
 const absorbGroup = 4
 
+// reuseAfter is how many Resets of a Go-path Hasher that had more than a
+// chunk make it reused (Hasher.reused), where it has no spare: its next
+// write past a chunk then allocates zeebo's hasher (10.8 KiB), which
+// saves a copy of the input at each use after it. Fewer uses than about
+// this many did not pay for the allocation (BenchmarkReuses,
+// docs/zeebo-api.md).
+var reuseAfter uint8 = 64
+
 // Reset implements part of the hash.Hash interface. It causes the Hasher to
 // act as if it was newly created. A copy by value that may no longer be
 // used (see Hasher) lets go of the state it shared, and may be used again.
@@ -1044,11 +1059,14 @@ func (h *Hasher) Reset() {
 		h.g, h.spare, h.t, h.ahead, h.buf, h.gen, h.ngen, h.mu = nil, nil, nil, nil, nil, nil, 0, nil
 	}
 	h.touch()
-	h.reused = h.path == pathGo && (h.g != nil || h.spare != nil || h.nbuf > chunkLen || h.front != 0)
+	if h.reuses < reuseAfter && h.path == pathGo && (h.g != nil || h.nbuf > chunkLen || h.front != 0) {
+		h.reuses++
+	}
 	if h.g != nil {
 		h.g.Reset()
 		h.g, h.spare = nil, h.g
 	}
+	h.reused = h.spare != nil || h.reuses == reuseAfter
 	h.live, h.nbuf, h.far, h.front, h.lastOK, h.summed, h.read = false, 0, false, 0, false, false, false
 	h.rlast, h.rwaste = 0, 0
 	h.sub = subState{}
@@ -1084,6 +1102,7 @@ func (h *Hasher) clone(c *Hasher) {
 	*c = *h
 	c.g, c.spare, c.gw, c.t, c.ahead, c.buf, c.gen, c.nbuf, c.summed, c.read, c.mu = nil, nil, nil, nil, nil, nil, nil, 0, false, false, nil
 	c.rlast, c.rwaste = 0, 0 // the clone's first read is a first
+	c.reused, c.reuses = false, 0
 	if h.g != nil {
 		c.g = h.g.Clone()
 	}
@@ -1136,7 +1155,7 @@ func (h *Hasher) sumHeld(b []byte) []byte {
 		// and spillReread keep, and on the Go path the move to zeebo's
 		// hasher that it picks (on the native path, up to a chunk, none
 		// moves: absorbLen).
-		h.spillGo()
+		h.spillGo(false)
 		return h.sum(b)
 	}
 	n := len(b)
@@ -1393,7 +1412,7 @@ func (h *Hasher) digestHeld(d *Digest) bool {
 		// path, up to a chunk, none moves: absorbLen). A Hasher whose
 		// copy by value was written to has panicked in start (mine).
 		if h.reread() && h.path == pathGo {
-			h.spillGo()
+			h.spillGo(false)
 			return false
 		}
 	}
@@ -1501,7 +1520,7 @@ func (h *Hasher) spillReread() {
 		return
 	}
 	if h.reread() {
-		h.spillGo()
+		h.spillGo(false)
 	}
 }
 
@@ -1528,7 +1547,7 @@ func (h *Hasher) digest(d *Digest) {
 		h.readGo(false)
 	}
 	if h.path == pathGo && h.g == nil && h.nbuf > chunkLen {
-		h.spillGo() // not folded (readGo): the root of more than a chunk, from zeebo's hasher
+		h.spillGo(false) // not folded (readGo): the root of more than a chunk, from zeebo's hasher
 	}
 	if h.path == pathGo && h.g != nil {
 		// From its root node, for goXOF's runs and the plan's compression
