@@ -125,8 +125,9 @@ type Hasher struct {
 	// hasher at each read, or taken by goFront; up to a chunk it is
 	// gathered, as in a new Hasher, whose reads take fewer steps than
 	// zeebo's hasher's. reuses counts those Resets, up to reuseAfter. A
-	// Clone is a new Hasher: none of the three. Measured by scripts/api-check.sh (BLAKE3_API_CALL=Reset,Write,Sum)
-	// and BenchmarkReuses (docs/zeebo-api.md).
+	// Clone is a new Hasher: none of the three. Measured by
+	// scripts/api-check.sh (BLAKE3_API_CALL=Reset,Write,Sum) and
+	// BenchmarkReuses (docs/zeebo-api.md).
 	g      *zeebo.Hasher
 	spare  *zeebo.Hasher
 	reused bool
