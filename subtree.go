@@ -174,14 +174,11 @@ func (h *Hasher) SetInputOffset(offset uint64) error {
 }
 
 // written reports whether h, not yet a subtree hasher, accepted input.
+// Wherever h has zeebo's hasher, it holds input: Reset sets it aside
+// (spare), and a spill or a resumed state makes one only for input.
 func (h *Hasher) written() bool {
 	h.start()
-	if h.path == pathNative || h.g == nil {
-		return h.live || h.nbuf > 0
-	}
-	// zeebo's hasher does not tell its length; an empty one has the digest
-	// of the empty input, which no other input has.
-	return string(h.g.Sum(nil)) != string(h.goHasher().Sum(nil))
+	return h.live || h.nbuf > 0 || h.g != nil
 }
 
 // beginSubtree makes h an empty subtree hasher at offset, without checks.
