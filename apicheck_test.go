@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +24,8 @@ const apiEnv = "BLAKE3_MEASURE_API"
 // digest's bytes), for the check that the two agree before they are timed.
 type apiCall struct {
 	name string
-	min  int // the smallest input the use is measured at
+	min  int   // the smallest input the use is measured at
+	more []int // sizes between apiSizes where the use changes course
 	// prep makes the two uses for input in; each call of one may reuse
 	// out for its output.
 	prep func(in []byte) (ours, zeebos func(out []byte) []byte)
@@ -93,6 +95,39 @@ func pieces(h hash.Hash, in, out []byte) []byte {
 	return writeSum(h, in, out)
 }
 
+// streamSizes are the sizes between apiSizes where a new Hasher's stream
+// in small pieces takes another course on the Go path: past what the
+// Hasher holds in itself, past the chunk after it, and the first whole
+// batch of zeebo's hasher.
+var streamSizes = []int{4<<10 + 64, 5 << 10, 6 << 10, 8 << 10}
+
+// keyedStreamSizes are streamSizes for the keyed modes, which gather a
+// chunk on the Go path (goGather).
+var keyedStreamSizes = []int{1<<10 + 64, 2 << 10, 3 << 10, 5 << 10, 8 << 10}
+
+// stackPieces is pieces through a new Hasher that the caller's frame
+// holds (no interface, no escape), as zeebo's New allows too.
+func stackPieces(in, out []byte) []byte {
+	h := New()
+	for len(in) > 64 {
+		h.Write(in[:64])
+		in = in[64:]
+	}
+	h.Write(in)
+	return h.Sum(out[:0])
+}
+
+// stackPiecesZeebo is stackPieces with zeebo's hasher.
+func stackPiecesZeebo(in, out []byte) []byte {
+	h := zeebo.New()
+	for len(in) > 64 {
+		h.Write(in[:64])
+		in = in[64:]
+	}
+	h.Write(in)
+	return h.Sum(out[:0])
+}
+
 // readCopied hashes in through io.Copy from a reader without WriteTo, as a
 // file is read: this package's Hasher has ReadFrom, zeebo's does not.
 func readCopied(h hash.Hash, in, out []byte) []byte {
@@ -146,35 +181,39 @@ func keyedZeebo() *zeebo.Hasher {
 // apiCalls are the uses TestAPITable times: each call of zeebo's API that
 // docs/zeebo-api.md's pass made, at each size.
 var apiCalls = []apiCall{
-	{"New,Write,Sum", 0, onNew(newOurs, newZeebo, writeSum)},
-	{"NewKeyed,Write,Sum", 0, onNew(keyedOurs, keyedZeebo, writeSum)},
-	{"NewDeriveKey,Write,Sum", 0, onNew(func() *Hasher { return NewDeriveKey(apiContext) }, func() *zeebo.Hasher { return zeebo.NewDeriveKey(apiContext) }, writeSum)},
-	{"WriteString,Sum", 0, func(in []byte) (func([]byte) []byte, func([]byte) []byte) {
+	{"New,Write,Sum", 0, nil, onNew(newOurs, newZeebo, writeSum)},
+	{"NewKeyed,Write,Sum", 0, nil, onNew(keyedOurs, keyedZeebo, writeSum)},
+	{"NewDeriveKey,Write,Sum", 0, nil, onNew(func() *Hasher { return NewDeriveKey(apiContext) }, func() *zeebo.Hasher { return zeebo.NewDeriveKey(apiContext) }, writeSum)},
+	{"WriteString,Sum", 0, nil, func(in []byte) (func([]byte) []byte, func([]byte) []byte) {
 		s := string(in)
 		return func(out []byte) []byte { h := New(); h.WriteString(s); return h.Sum(out[:0]) },
 			func(out []byte) []byte { h := zeebo.New(); h.WriteString(s); return h.Sum(out[:0]) }
 	}},
-	{"Reset,Write,Sum", 0, onReused(newPlain, resetWriteSum)},
-	{"keyed Reset,Write,Sum", 0, onReused(newKeyed, resetWriteSum)},
-	{"derive-key Reset,Write,Sum", 0, onReused(newDerive, resetWriteSum)},
-	{"Sum again", 0, onWritten(newPlain, sumOurs, sumZeebo)},
-	{"keyed Sum again", 0, onWritten(newKeyed, sumOurs, sumZeebo)},
-	{"Digest,Read 32B", 0, func(in []byte) (func([]byte) []byte, func([]byte) []byte) {
+	{"Reset,Write,Sum", 0, nil, onReused(newPlain, resetWriteSum)},
+	{"keyed Reset,Write,Sum", 0, nil, onReused(newKeyed, resetWriteSum)},
+	{"derive-key Reset,Write,Sum", 0, nil, onReused(newDerive, resetWriteSum)},
+	{"Sum again", 0, nil, onWritten(newPlain, sumOurs, sumZeebo)},
+	{"keyed Sum again", 0, nil, onWritten(newKeyed, sumOurs, sumZeebo)},
+	{"Digest,Read 32B", 0, nil, func(in []byte) (func([]byte) []byte, func([]byte) []byte) {
 		o, z := digestRead(32)
 		return onWritten(newPlain, o, z)(in)
 	}},
-	{"Digest,Read 1KiB", 0, func(in []byte) (func([]byte) []byte, func([]byte) []byte) {
+	{"Digest,Read 1KiB", 0, nil, func(in []byte) (func([]byte) []byte, func([]byte) []byte) {
 		o, z := digestRead(1 << 10)
 		return onWritten(newPlain, o, z)(in)
 	}},
-	{"Clone,Sum", 0, onWritten(newPlain, cloneOurs, cloneZeebo)},
-	{"64B pieces,Sum", 128, onNew(newOurs, newZeebo, pieces)},
-	{"io.Copy,Sum", 0, onNew(newOurs, newZeebo, readCopied)},
-	{"Sum256", 0, oneShot(func(in, out []byte) []byte { s := Sum256(in); return append(out[:0], s[:]...) },
+	{"Clone,Sum", 0, nil, onWritten(newPlain, cloneOurs, cloneZeebo)},
+	{"64B pieces,Sum", 128, streamSizes, onNew(newOurs, newZeebo, pieces)},
+	{"stack: 64B pieces,Sum", 128, streamSizes, func(in []byte) (func([]byte) []byte, func([]byte) []byte) {
+		return func(out []byte) []byte { return stackPieces(in, out) }, func(out []byte) []byte { return stackPiecesZeebo(in, out) }
+	}},
+	{"keyed 64B pieces,Sum", 128, keyedStreamSizes, onNew(keyedOurs, keyedZeebo, pieces)},
+	{"io.Copy,Sum", 0, nil, onNew(newOurs, newZeebo, readCopied)},
+	{"Sum256", 0, nil, oneShot(func(in, out []byte) []byte { s := Sum256(in); return append(out[:0], s[:]...) },
 		func(in, out []byte) []byte { s := zeebo.Sum256(in); return append(out[:0], s[:]...) })},
-	{"Sum512", 0, oneShot(func(in, out []byte) []byte { s := Sum512(in); return append(out[:0], s[:]...) },
+	{"Sum512", 0, nil, oneShot(func(in, out []byte) []byte { s := Sum512(in); return append(out[:0], s[:]...) },
 		func(in, out []byte) []byte { s := zeebo.Sum512(in); return append(out[:0], s[:]...) })},
-	{"DeriveKey", 0, oneShot(func(in, out []byte) []byte { DeriveKey(apiContext, in, out[:32]); return out[:32] },
+	{"DeriveKey", 0, nil, oneShot(func(in, out []byte) []byte { DeriveKey(apiContext, in, out[:32]); return out[:32] },
 		func(in, out []byte) []byte { zeebo.DeriveKey(apiContext, in, out[:32]); return out[:32] })},
 }
 
@@ -216,7 +255,7 @@ func timeAPI(t *testing.T, path string) {
 		if !strings.Contains(c.name, only) {
 			continue
 		}
-		for _, n := range apiSizes {
+		for _, n := range slices.Sorted(slices.Values(append(slices.Clone(apiSizes), c.more...))) {
 			if n < c.min {
 				continue
 			}

@@ -84,6 +84,113 @@ func testGoFront(t *testing.T, m hashMode, key, in []byte, n int, tree bool) {
 	}
 }
 
+// TestGoFrontPieces: on the Go path, a write past goGather that follows
+// streamPieces writes gathered or more, and is no longer than a chunk,
+// hands the input to zeebo's hasher at once (inPieces), not to goFront;
+// after fewer writes, a longer one, or a read between the pieces (Sum or
+// Digest), goFront takes it, as before, and Reset starts the count again.
+// Against zeebo, in every mode, with lukechampine's tree and without: the
+// hash as written, a saved state resumed and written on, a Clone written
+// on, and writes within the next chunk and past it.
+func TestGoFrontPieces(t *testing.T) {
+	key := []byte(vectorKey)
+	in := vectorInput(40 << 10)
+	forEachTree(func(tree bool) {
+		for _, m := range allHashModes {
+			for _, k := range []int{1, 2, 3, 4, 16, 64, 257} {
+				for _, last := range []int{1, 64, chunkLen, chunkLen + 1, 3000} {
+					for _, read := range []string{"", "Sum", "Digest", "Reset"} {
+						if read != "" && k < streamPieces && read != "Reset" {
+							continue
+						}
+						name := fmt.Sprintf("tree %v, %s, %d pieces, then %d bytes, %q", tree, m, k, last, read)
+						testGoFrontPieces(t, name, m, key, in, k, last, read)
+					}
+				}
+			}
+		}
+	})
+}
+
+// testGoFrontPieces is TestGoFrontPieces for goGather written in k
+// pieces, with a read after the first (of 1 byte) where read names one
+// (Sum, Digest), then a write of last bytes; or (read "Reset") in a Hasher
+// reset after streamPieces writes gathered, which Reset no longer counts.
+func testGoFrontPieces(t *testing.T, name string, m hashMode, key, in []byte, k, last int, read string) {
+	h := newModeHasher(t, m, key, vectorContext)
+	gather := goGather(h.mode)
+	if read == "Reset" {
+		for i := range streamPieces {
+			_, _ = h.Write(in[i : i+1])
+		}
+		h.Reset()
+		read = ""
+	}
+	// The pieces split goGather, the last taking the rest; where a read
+	// follows the first, it is 1 byte, which the read cannot fold.
+	sizes := make([]int, 0, k)
+	if read != "" {
+		sizes = append(sizes, 1)
+	}
+	for rest, n := gather-len(sizes), k-len(sizes); len(sizes) < k; {
+		sizes = append(sizes, rest/n)
+		if len(sizes) == k {
+			sizes[k-1] += rest % n
+		}
+	}
+	end, counted := 0, k
+	for i, n := range sizes {
+		_, _ = h.Write(in[end : end+n])
+		end += n
+		if i == 0 && read != "" {
+			if read == "Sum" {
+				h.Sum(nil)
+			} else {
+				_, _ = h.Digest().Read(make([]byte, 100))
+			}
+			counted = k - 1
+		}
+	}
+	if end != gather || h.g != nil || h.front != 0 {
+		t.Fatalf("%s: %d bytes gathered, zeebo's hasher %v, front %d: not what the pieces should leave", name, end, h.g != nil, h.front)
+	}
+	_, _ = h.Write(in[end : end+last])
+	end += last
+	pieces := counted >= streamPieces && last <= chunkLen
+	if got := h.g != nil && h.front == 0; got != pieces {
+		t.Fatalf("%s: zeebo's hasher at once %v, want %v (front %d)", name, got, pieces, h.front)
+	}
+	if !pieces && (h.g != nil || h.front == 0) {
+		t.Fatalf("%s: not goFront's state (zeebo's hasher %v, front %d)", name, h.g != nil, h.front)
+	}
+	check := func(what string, h *Hasher, end int) {
+		t.Helper()
+		if bad := refMismatch(t, m, key, h, in[:end], 300); bad != "" {
+			t.Fatalf("%s, %s: %s", name, what, bad)
+		}
+	}
+	check("as written", h, end)
+	state, err := h.MarshalBinary()
+	if err != nil {
+		t.Fatalf("%s: MarshalBinary: %v", name, err)
+	}
+	r := new(Hasher)
+	if err := r.UnmarshalBinary(state); err != nil {
+		t.Fatalf("%s: UnmarshalBinary: %v", name, err)
+	}
+	check("resumed", r, end)
+	_, _ = r.Write(in[end : end+5000])
+	check("resumed, written on", r, end+5000)
+	c := h.Clone()
+	_, _ = c.Write(in[end : end+100])
+	check("clone written on", c, end+100)
+	for _, n := range []int{10, chunkLen, 9000} {
+		_, _ = h.Write(in[end : end+n])
+		end += n
+		check(fmt.Sprintf("written on %d bytes", n), h, end)
+	}
+}
+
 // TestAllocationsGoFront: on the Go path, New, a first write past 4 KiB and
 // Sum, with the Hasher on the stack, allocate only the count of changes (8
 // bytes), where zeebo's hasher (10 KiB) was allocated before goFront, with

@@ -128,10 +128,13 @@ type Hasher struct {
 	// Clone is a new Hasher: none of the three. Measured by
 	// scripts/api-check.sh (BLAKE3_API_CALL=Reset,Write,Sum) and
 	// BenchmarkReuses (docs/zeebo-api.md).
+	// pieces counts the writes gathered in first since Reset, up to
+	// streamPieces: a stream in pieces (inPieces).
 	g      *zeebo.Hasher
 	spare  *zeebo.Hasher
 	reused bool
 	reuses uint8
+	pieces uint8
 	live   bool
 	t      *ffi.Tree
 	front  uint64
@@ -323,6 +326,7 @@ func (h *Hasher) Write(p []byte) (int, error) {
 		h.mine()
 		h.touch()
 		h.nbuf += copy(h.first[h.nbuf:], p)
+		h.pieces = min(h.pieces+1, streamPieces)
 		return len(p), nil
 	}
 	return h.write(p)
@@ -573,7 +577,8 @@ func (h *Hasher) handsFront(n int, fresh bool) bool {
 }
 
 // writeGo is write on the Go path: the first goGather bytes are gathered;
-// a first write past them is hashed at once (goFront), after which writes
+// a first write past them is hashed at once (goFront), unless it continues
+// a stream in pieces (inPieces), after which writes
 // within its last chunk are gathered (write's first case, which after a
 // fold gathers up to firstLen bytes of input in all: foldable); from there
 // on (or at a read that readGo picks) the input goes to zeebo's hasher (or,
@@ -588,11 +593,30 @@ func (h *Hasher) writeGo(p []byte) (int, error) {
 		h.g == nil && h.front != 0 && h.nbuf+len(p) <= chunkLen:
 		h.gather(p)
 		return len(p), nil
-	case h.g == nil && h.front == 0 && !h.reused && h.goFront(p):
+	case h.g == nil && h.front == 0 && !h.reused && !h.inPieces(len(p)) && h.goFront(p):
 		return len(p), nil
 	}
 	h.spillGo(true)
 	return h.g.Write(p)
+}
+
+// streamPieces is how many writes gathered in a Hasher make it a stream in
+// pieces (inPieces).
+const streamPieces = 3
+
+// inPieces reports that a write of n bytes past goGather continues a
+// stream in pieces: streamPieces writes or more gathered, and this one no
+// longer than a chunk. Its input then goes to zeebo's hasher at once,
+// rather than through goFront: goFront hashes the chunks gathered in a
+// pass of zeebo's 8 chunks side by side, and the stream's next chunk past
+// them moves it to zeebo's hasher (allocated) all the same, with its
+// passes then a pass behind zeebo's own (BLAKE3_API_CALL="64B pieces",
+// scripts/api-check.sh). What it costs, a stream that ends within that
+// next chunk, is the allocation (docs/zeebo-api.md). A write longer than a
+// chunk goFront hashes from where it is, and a Hasher written once or
+// twice before it (a write and a trailer) keeps goFront's.
+func (h *Hasher) inPieces(n int) bool {
+	return h.pieces >= streamPieces && n <= chunkLen
 }
 
 // treeGroups hashes a and then b, whole groups in all, from the start of an
@@ -1069,7 +1093,7 @@ func (h *Hasher) Reset() {
 	}
 	h.reused = h.spare != nil || h.reuses == reuseAfter
 	h.live, h.nbuf, h.far, h.front, h.lastOK, h.summed, h.read = false, 0, false, 0, false, false, false
-	h.rlast, h.rwaste = 0, 0
+	h.rlast, h.rwaste, h.pieces = 0, 0, 0
 	h.sub = subState{}
 	if h.buf == nil && h.g == nil {
 		// What setLim sets then, without its tests: a reused Hasher's
@@ -1130,6 +1154,7 @@ func (h *Hasher) BlockSize() int { return 64 }
 // the Hasher to the provided buffer and returns it. It does not change the
 // Hasher's state.
 func (h *Hasher) Sum(b []byte) []byte {
+	h.pieces = 0 // a stream read between its pieces keeps goFront, whose chunks its reads fold (inPieces)
 	if h.nbuf <= chunkLen && h.buf == nil && h.g == nil && !h.live && h.front == 0 && !h.sub.on && (h.gen == nil || *h.gen == h.ngen) &&
 		(h.mode == modeHash && (h.path != pathUnset || h.nbuf <= guts.BlockSize) || h.path != pathUnset && (h.mode == modeKeyed || h.hasCtxKey)) {
 		return h.sumHeld(b)
@@ -1527,6 +1552,7 @@ func (h *Hasher) spillReread() {
 
 // digest sets d, a zero Digest, to the snapshot Digest returns.
 func (h *Hasher) digest(d *Digest) {
+	h.pieces = 0 // as in Sum
 	if h.rootKept() {
 		d.src, d.mode = srcLib, uint8(h.mode)
 		d.x.set(&h.groot)

@@ -2,9 +2,10 @@
 # api-check.sh [PROCESSES]: times each use of zeebo/blake3's API that a
 # user swapping it for this package makes (a new Hasher written and
 # summed, a reused one, a Sum or a Digest read again, the keyed and
-# derive-key modes, WriteString, Clone, a stream in 64-byte pieces,
-# io.Copy from a reader without WriteTo, Sum256, Sum512, DeriveKey) as this
-# package and as zeebo, side by side in one process (TestAPITable: short
+# derive-key modes, WriteString, Clone, a stream in 64-byte pieces through
+# hash.Hash, keyed, and on the caller's stack, io.Copy from a reader
+# without WriteTo, Sum256, Sum512, DeriveKey) as this package and as
+# zeebo, side by side in one process (TestAPITable: short
 # batches taking turns, 101 pairs per use and size, after a check that
 # both give the same output), on the native path where the library loads
 # and on the Go path, in PROCESSES processes (default 3). It prints, for
@@ -42,8 +43,11 @@ $1 == "api:" && $2 ~ /^path=/ {
 	r[path, call, size] = r[path, call, size] " " ratio
 	if (!((path, call, size) in low) || ratio + 0 < low[path, call, size] + 0) low[path, call, size] = ratio
 }
+function bytes(s) { return s ~ /MiB$/ ? s * 1048576 : s ~ /KiB$/ ? s * 1024 : s + 0 }
 END {
 	if (np == 0) { print "(no times printed)"; exit }
+	# The sizes in order: a use measured at more sizes than the first adds them after its columns.
+	for (i = 1; i <= ns; i++) for (j = i + 1; j <= ns; j++) if (bytes(sizes[j]) < bytes(sizes[i])) { t = sizes[i]; sizes[i] = sizes[j]; sizes[j] = t }
 	for (p = 1; p <= np; p++) {
 		path = paths[p]
 		printf "\n%s path:\n\n| use |", path
