@@ -56,20 +56,7 @@ func testGoFront(t *testing.T, m hashMode, key, in []byte, n int, tree bool) {
 			}
 		}
 		check("as written", h, n)
-		state, err := h.MarshalBinary()
-		if err != nil {
-			t.Fatalf("%s: MarshalBinary: %v", name(), err)
-		}
-		r := new(Hasher)
-		if err := r.UnmarshalBinary(state); err != nil {
-			t.Fatalf("%s: UnmarshalBinary: %v", name(), err)
-		}
-		check("resumed", r, n)
-		_, _ = r.Write(in[n : n+3000])
-		check("resumed, written on", r, n+3000)
-		c := h.Clone()
-		_, _ = c.Write(in[n : n+100])
-		check("clone written on", c, n+100)
+		checkCopies(t, name(), h, in, n, check)
 		check("the original after its clone", h, n)
 		end := n
 		if room := chunkLen - (n-1)%chunkLen - 1; room > 0 {
@@ -170,6 +157,18 @@ func testGoFrontPieces(t *testing.T, name string, m hashMode, key, in []byte, k,
 		}
 	}
 	check("as written", h, end)
+	checkCopies(t, name, h, in, end, check)
+	for _, n := range []int{10, chunkLen, 9000} {
+		_, _ = h.Write(in[end : end+n])
+		end += n
+		check(fmt.Sprintf("written on %d bytes", n), h, end)
+	}
+}
+
+// checkCopies checks, with check, a state of h saved and resumed, then
+// written on, and a Clone of h written on, where h has hashed in[:n].
+func checkCopies(t *testing.T, name string, h *Hasher, in []byte, n int, check func(what string, h *Hasher, end int)) {
+	t.Helper()
 	state, err := h.MarshalBinary()
 	if err != nil {
 		t.Fatalf("%s: MarshalBinary: %v", name, err)
@@ -178,17 +177,12 @@ func testGoFrontPieces(t *testing.T, name string, m hashMode, key, in []byte, k,
 	if err := r.UnmarshalBinary(state); err != nil {
 		t.Fatalf("%s: UnmarshalBinary: %v", name, err)
 	}
-	check("resumed", r, end)
-	_, _ = r.Write(in[end : end+5000])
-	check("resumed, written on", r, end+5000)
+	check("resumed", r, n)
+	_, _ = r.Write(in[n : n+3000])
+	check("resumed, written on", r, n+3000)
 	c := h.Clone()
-	_, _ = c.Write(in[end : end+100])
-	check("clone written on", c, end+100)
-	for _, n := range []int{10, chunkLen, 9000} {
-		_, _ = h.Write(in[end : end+n])
-		end += n
-		check(fmt.Sprintf("written on %d bytes", n), h, end)
-	}
+	_, _ = c.Write(in[n : n+100])
+	check("clone written on", c, n+100)
 }
 
 // TestAllocationsGoFront: on the Go path, New, a first write past 4 KiB and
