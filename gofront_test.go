@@ -71,84 +71,143 @@ func testGoFront(t *testing.T, m hashMode, key, in []byte, n int, tree bool) {
 	}
 }
 
-// TestGoFrontPieces: on the Go path, a write past goGather that follows
-// streamPieces writes gathered or more, and is no longer than a chunk,
-// hands the input to zeebo's hasher at once (inPieces), not to goFront;
-// after fewer writes, a longer one, or a read between the pieces (Sum or
-// Digest), goFront takes it, as before, and Reset starts the count again.
-// Against zeebo, in every mode, with lukechampine's tree and without: the
-// hash as written, a saved state resumed and written on, a Clone written
-// on, and writes within the next chunk and past it.
+// TestGoFrontPieces: on the Go path, a write of plain hashing past
+// goGather (4 KiB) that follows 3 writes gathered or more, each no longer
+// than a chunk, after the last longer one (a body), and is no longer than
+// a chunk itself, hands the input to zeebo's hasher at once (inPieces),
+// not to goFront. goFront takes it after fewer such writes (empty ones
+// not counted), as before; a read between the pieces that folds nothing
+// changes nothing, a Clone keeps the count, and a keyed or derive-key
+// Hasher (which gathers a chunk) keeps goFront. Against zeebo,
+// in every mode, with lukechampine's tree and without: the hash as
+// written, a saved state resumed and written on, a Clone written on, and
+// writes within the next chunk and past it.
 func TestGoFrontPieces(t *testing.T) {
 	key := []byte(vectorKey)
 	in := vectorInput(40 << 10)
 	forEachTree(func(tree bool) {
 		for _, m := range allHashModes {
-			for _, k := range []int{1, 2, 3, 4, 16, 64, 257} {
+			gather := goGather(newModeHasher(t, m, key, vectorContext).mode)
+			for _, c := range piecesCases(gather) {
 				for _, last := range []int{1, 64, chunkLen, chunkLen + 1, 3000} {
-					for _, read := range []string{"", "Sum", "Digest", "Reset"} {
-						if read != "" && k < streamPieces && read != "Reset" {
-							continue
-						}
-						name := fmt.Sprintf("tree %v, %s, %d pieces, then %d bytes, %q", tree, m, k, last, read)
-						testGoFrontPieces(t, name, m, key, in, k, last, read)
-					}
+					name := fmt.Sprintf("tree %v, %s, %s, then %d bytes", tree, m, c.name, last)
+					testGoFrontPieces(t, name, m, key, in, c, last)
 				}
 			}
 		}
 	})
 }
 
-// testGoFrontPieces is TestGoFrontPieces for goGather written in k
-// pieces, with a read after the first (of 1 byte) where read names one
-// (Sum, Digest), then a write of last bytes; or (read "Reset") in a Hasher
-// reset after streamPieces writes gathered, which Reset no longer counts.
-func testGoFrontPieces(t *testing.T, name string, m hashMode, key, in []byte, k, last int, read string) {
+// piecesCase is a way to write gather bytes before a write past them:
+// sizes are the writes (0 an empty one), read is a read after the write
+// at index at ("Sum" or "Digest") or "Reset" (of a Hasher written 3
+// pieces before), and counted how many writes the rule counts before the
+// write past them.
+type piecesCase struct {
+	name    string
+	sizes   []int
+	read    string
+	at      int
+	counted int
+}
+
+// piecesCases are TestGoFrontPieces's ways to write gather bytes.
+func piecesCases(gather int) []piecesCase {
+	even := func(k int) []int { // k pieces, the last taking the rest
+		s := make([]int, k)
+		for i := range s {
+			s[i] = gather / k
+		}
+		s[k-1] += gather % k
+		return s
+	}
+	// counted is the count of the writes of a chunk or less, not empty,
+	// after the last longer one.
+	counted := func(sizes []int) int {
+		n := 0
+		for _, size := range sizes {
+			switch {
+			case size > chunkLen:
+				n = 0
+			case size > 0:
+				n++
+			}
+		}
+		return n
+	}
+	var cs []piecesCase
+	for _, k := range []int{1, 2, 3, 4, 16, 64, 257} {
+		s := even(k)
+		cs = append(cs, piecesCase{fmt.Sprintf("%d pieces", k), s, "", 0, counted(s)})
+		cs = append(cs, piecesCase{fmt.Sprintf("%d pieces after a Reset", k), s, "Reset", 0, counted(s)})
+		if k >= 3 {
+			s := append([]int{1}, even(k-1)...)
+			s[1]-- // gather in all
+			for _, read := range []string{"Sum", "Digest"} {
+				cs = append(cs, piecesCase{fmt.Sprintf("1 byte, %s, %d pieces", read, k-1), s, read, 0, counted(s)})
+			}
+		}
+	}
+	if gather == firstLen {
+		// Where the count decides, for plain hashing: after a body (4 KiB
+		// in pieces of a chunk or less are 4 or more); and a Sum between
+		// pieces, which folds nothing here, counts nothing.
+		for _, c := range []piecesCase{
+			{"a body, 3 empty writes, 2 pieces", []int{firstLen - 1100, 0, 0, 0, 1000, 100}, "", 0, 2},
+			{"a body, 3 pieces", []int{1100, 1000, 1000, firstLen - 3100}, "", 0, 3},
+			{"a body, 2 pieces, Sum, a piece", []int{1100, 1000, 1000, firstLen - 3100}, "Sum", 2, 3},
+		} {
+			if c.counted != counted(c.sizes) {
+				panic(c.name + ": miscounted")
+			}
+			cs = append(cs, c)
+		}
+	}
+	s := []int{16, 16, 16, gather - 48} // a header in 3 pieces and a body
+	cs = append(cs, piecesCase{"3 pieces of 16 bytes, the rest", s, "", 0, counted(s)})
+	return cs
+}
+
+// testGoFrontPieces is TestGoFrontPieces for one way to write goGather's
+// bytes, then a write of last bytes.
+func testGoFrontPieces(t *testing.T, name string, m hashMode, key, in []byte, c piecesCase, last int) {
 	h := newModeHasher(t, m, key, vectorContext)
 	gather := goGather(h.mode)
-	if read == "Reset" {
-		for i := range streamPieces {
+	if c.read == "Reset" {
+		for i := range 3 {
 			_, _ = h.Write(in[i : i+1])
 		}
 		h.Reset()
-		read = ""
 	}
-	// The pieces split goGather, the last taking the rest; where a read
-	// follows the first, it is 1 byte, which the read cannot fold.
-	sizes := make([]int, 0, k)
-	if read != "" {
-		sizes = append(sizes, 1)
-	}
-	for rest, n := gather-len(sizes), k-len(sizes); len(sizes) < k; {
-		sizes = append(sizes, rest/n)
-		if len(sizes) == k {
-			sizes[k-1] += rest % n
-		}
-	}
-	end, counted := 0, k
-	for i, n := range sizes {
+	end := 0
+	for i, n := range c.sizes {
 		_, _ = h.Write(in[end : end+n])
 		end += n
-		if i == 0 && read != "" {
-			if read == "Sum" {
-				h.Sum(nil)
-			} else {
-				_, _ = h.Digest().Read(make([]byte, 100))
-			}
-			counted = k - 1
+		if i == c.at && c.read == "Sum" {
+			h.Sum(nil)
+		} else if i == c.at && c.read == "Digest" {
+			_, _ = h.Digest().Read(make([]byte, 100))
 		}
 	}
 	if end != gather || h.g != nil || h.front != 0 {
 		t.Fatalf("%s: %d bytes gathered, zeebo's hasher %v, front %d: not what the pieces should leave", name, end, h.g != nil, h.front)
 	}
+	clone := h.Clone()
 	_, _ = h.Write(in[end : end+last])
+	_, _ = clone.Write(in[end : end+last])
 	end += last
-	pieces := counted >= streamPieces && last <= chunkLen
-	if got := h.g != nil && h.front == 0; got != pieces {
-		t.Fatalf("%s: zeebo's hasher at once %v, want %v (front %d)", name, got, pieces, h.front)
-	}
-	if !pieces && (h.g != nil || h.front == 0) {
-		t.Fatalf("%s: not goFront's state (zeebo's hasher %v, front %d)", name, h.g != nil, h.front)
+	// 3 is streamPieces, written here as the doc of inPieces says it.
+	pieces := c.counted >= 3 && last <= chunkLen && m == hashModePlain
+	for _, x := range []struct {
+		what string
+		h    *Hasher
+	}{{"", h}, {"a Clone made before it: ", clone}} {
+		if got := x.h.g != nil && x.h.front == 0; got != pieces {
+			t.Fatalf("%s: %szeebo's hasher at once %v, want %v (front %d)", name, x.what, got, pieces, x.h.front)
+		}
+		if !pieces && (x.h.g != nil || x.h.front == 0) {
+			t.Fatalf("%s: %snot goFront's state (zeebo's hasher %v, front %d)", name, x.what, x.h.g != nil, x.h.front)
+		}
 	}
 	check := func(what string, h *Hasher, end int) {
 		t.Helper()
@@ -157,6 +216,7 @@ func testGoFrontPieces(t *testing.T, name string, m hashMode, key, in []byte, k,
 		}
 	}
 	check("as written", h, end)
+	check("a Clone made before the last write", clone, end)
 	checkCopies(t, name, h, in, end, check)
 	for _, n := range []int{10, chunkLen, 9000} {
 		_, _ = h.Write(in[end : end+n])

@@ -128,8 +128,10 @@ type Hasher struct {
 	// Clone is a new Hasher: none of the three. Measured by
 	// scripts/api-check.sh (BLAKE3_API_CALL=Reset,Write,Sum) and
 	// BenchmarkReuses (docs/zeebo-api.md).
-	// pieces counts the writes gathered in first since Reset, up to
-	// streamPieces: a stream in pieces (inPieces).
+	// pieces counts the writes of a chunk or less that Write gathered in
+	// first since Reset and since the last longer write, up to
+	// streamPieces (countPiece): a stream in pieces (inPieces). A Clone
+	// keeps it.
 	g      *zeebo.Hasher
 	spare  *zeebo.Hasher
 	reused bool
@@ -326,7 +328,7 @@ func (h *Hasher) Write(p []byte) (int, error) {
 		h.mine()
 		h.touch()
 		h.nbuf += copy(h.first[h.nbuf:], p)
-		h.pieces = min(h.pieces+1, streamPieces)
+		h.countPiece(len(p))
 		return len(p), nil
 	}
 	return h.write(p)
@@ -577,8 +579,8 @@ func (h *Hasher) handsFront(n int, fresh bool) bool {
 }
 
 // writeGo is write on the Go path: the first goGather bytes are gathered;
-// a first write past them is hashed at once (goFront), unless it continues
-// a stream in pieces (inPieces), after which writes
+// a first write past them that does not continue a stream in pieces
+// (inPieces) is hashed at once (goFront), after which writes
 // within its last chunk are gathered (write's first case, which after a
 // fold gathers up to firstLen bytes of input in all: foldable); from there
 // on (or at a read that readGo picks) the input goes to zeebo's hasher (or,
@@ -604,19 +606,34 @@ func (h *Hasher) writeGo(p []byte) (int, error) {
 // pieces (inPieces).
 const streamPieces = 3
 
+// countPiece counts a write of n bytes that Write gathered (pieces): one
+// longer than a chunk (a body, not a piece) starts the count again, and
+// an empty one is not counted.
+func (h *Hasher) countPiece(n int) {
+	switch {
+	case n > chunkLen:
+		h.pieces = 0
+	case n > 0:
+		h.pieces = min(h.pieces+1, streamPieces)
+	}
+}
+
 // inPieces reports that a write of n bytes past goGather continues a
-// stream in pieces: streamPieces writes or more gathered, and this one no
-// longer than a chunk. Its input then goes to zeebo's hasher at once,
-// rather than through goFront: goFront hashes the chunks gathered in a
-// pass of zeebo's 8 chunks side by side, and the stream's next chunk past
-// them moves it to zeebo's hasher (allocated) all the same, with its
-// passes then a pass behind zeebo's own (BLAKE3_API_CALL="64B pieces",
-// scripts/api-check.sh). What it costs, a stream that ends within that
-// next chunk, is the allocation (docs/zeebo-api.md). A write longer than a
-// chunk goFront hashes from where it is, and a Hasher written once or
-// twice before it (a write and a trailer) keeps goFront's.
+// stream in pieces: streamPieces writes or more gathered (countPiece),
+// this one no longer than a chunk, and past the 4 chunks first holds. Its
+// input then goes to zeebo's hasher at once, rather than through goFront:
+// goFront hashes those 4 chunks in a pass of zeebo's 8 side by side, and
+// the stream's next chunk moves it to zeebo's hasher (allocated) all the
+// same, whose passes then run a pass behind zeebo's own
+// (BLAKE3_API_CALL="64B pieces", scripts/api-check.sh). What it costs, a
+// stream that ends within that next chunk, is the allocation
+// (docs/zeebo-api.md). A write longer than a chunk goFront hashes from
+// where it is, and a write and a trailer keep goFront's. So does a keyed
+// or derive-key Hasher, which gathers a chunk (goGather): goFront hashes
+// that chunk alone, and the Hasher then gathers up to 4 KiB without an
+// allocation (foldable), which a message and its tag of 1 to 4 KiB keep.
 func (h *Hasher) inPieces(n int) bool {
-	return h.pieces >= streamPieces && n <= chunkLen
+	return h.pieces >= streamPieces && n <= chunkLen && h.nbuf+n > firstLen
 }
 
 // treeGroups hashes a and then b, whole groups in all, from the start of an
@@ -1154,7 +1171,6 @@ func (h *Hasher) BlockSize() int { return 64 }
 // the Hasher to the provided buffer and returns it. It does not change the
 // Hasher's state.
 func (h *Hasher) Sum(b []byte) []byte {
-	h.pieces = 0 // a stream read between its pieces keeps goFront, whose chunks its reads fold (inPieces)
 	if h.nbuf <= chunkLen && h.buf == nil && h.g == nil && !h.live && h.front == 0 && !h.sub.on && (h.gen == nil || *h.gen == h.ngen) &&
 		(h.mode == modeHash && (h.path != pathUnset || h.nbuf <= guts.BlockSize) || h.path != pathUnset && (h.mode == modeKeyed || h.hasCtxKey)) {
 		return h.sumHeld(b)
@@ -1552,7 +1568,6 @@ func (h *Hasher) spillReread() {
 
 // digest sets d, a zero Digest, to the snapshot Digest returns.
 func (h *Hasher) digest(d *Digest) {
-	h.pieces = 0 // as in Sum
 	if h.rootKept() {
 		d.src, d.mode = srcLib, uint8(h.mode)
 		d.x.set(&h.groot)
