@@ -136,8 +136,10 @@ func (h *Hasher) readNative() {
 //   - Without front, more than a chunk gathered is folded by a Digest,
 //     whose root comes from a zeebo hasher either way (fold's gives it),
 //     and by a Sum after another read since Reset (rlast), the first
-//     hashing it in one call, as Sum256 does. One chunk or less is hashed
-//     whole at each read, as zeebo's reads hash their last chunk.
+//     hashing it in one call, as Sum256 does; in the keyed modes, whose
+//     Sum has no such call past a chunk (goGather), by every read, or
+//     where it cannot fold, moved to zeebo's hasher. One chunk or less is
+//     hashed whole at each read, as zeebo's reads hash their last chunk.
 //   - Where h cannot fold, a read goes on as before fold was written:
 //     zeebo's hasher once the reads since Reset hashed 8 KiB again, as
 //     reread counts it (spillReread), or at once where what is gathered
@@ -163,10 +165,13 @@ func (h *Hasher) readGo(sum bool) {
 		}
 		return
 	case h.nbuf <= chunkLen:
-	case sum && h.rlast == 0:
+	case sum && h.rlast == 0 && h.mode == modeHash:
 		h.rlast = h.nbuf
 		return
 	case h.fold():
+		return
+	case h.mode != modeHash:
+		h.spillGo(false)
 		return
 	}
 	h.spillReread()

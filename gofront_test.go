@@ -45,8 +45,15 @@ func testGoFront(t *testing.T, m hashMode, key, in []byte, n int, tree bool) {
 		name := func() string {
 			return fmt.Sprintf("tree %v, %s, %s then %s", tree, m, sizeName(head), sizeName(n-head))
 		}
-		gather := goGather(h.mode)
-		if fronted := head <= gather && n > gather; fronted != (h.front != 0 && h.g == nil) {
+		// As goGather's doc says: a first write goes to goFront past 4
+		// KiB in plain hashing and past a chunk in the keyed modes, and a
+		// later one past 4 KiB; a gathered head and then one write is no
+		// stream in pieces.
+		first := firstLen
+		if m != hashModePlain {
+			first = chunkLen
+		}
+		if fronted := head == 0 && n > first || head > 0 && head <= first && n > firstLen; fronted != (h.front != 0 && h.g == nil) {
 			t.Fatalf("%s: goFront %v, want %v (front %d)", name(), !fronted, fronted, h.front)
 		}
 		check := func(what string, h *Hasher, end int) {
@@ -87,8 +94,11 @@ func TestGoFrontPieces(t *testing.T) {
 	in := vectorInput(40 << 10)
 	forEachTree(func(tree bool) {
 		for _, m := range allHashModes {
-			gather := goGather(newModeHasher(t, m, key, vectorContext).mode)
-			for _, c := range piecesCases(gather) {
+			gather := goGather(newModeHasher(t, m, key, vectorContext).mode, true)
+			for _, c := range piecesCases(gather, m == hashModePlain) {
+				if m != hashModePlain && c.sizes[0] > goGather(modeKeyed, false) {
+					continue // goFront's, at the first write (goGather)
+				}
 				for _, last := range []int{1, 64, chunkLen, chunkLen + 1, 3000} {
 					name := fmt.Sprintf("tree %v, %s, %s, then %d bytes", tree, m, c.name, last)
 					testGoFrontPieces(t, name, m, key, in, c, last)
@@ -111,8 +121,10 @@ type piecesCase struct {
 	counted int
 }
 
-// piecesCases are TestGoFrontPieces's ways to write gather bytes.
-func piecesCases(gather int) []piecesCase {
+// piecesCases are TestGoFrontPieces's ways to write gather bytes, in plain
+// hashing (plain) or a keyed mode, whose first Sum of more than a chunk
+// folds.
+func piecesCases(gather int, plain bool) []piecesCase {
 	even := func(k int) []int { // k pieces, the last taking the rest
 		s := make([]int, k)
 		for i := range s {
@@ -157,6 +169,9 @@ func piecesCases(gather int) []piecesCase {
 			{"a body, 3 pieces", []int{1100, 1000, 1000, firstLen - 3100}, "", 0, 3},
 			{"a body, 2 pieces, Sum, a piece", []int{1100, 1000, 1000, firstLen - 3100}, "Sum", 2, 3},
 		} {
+			if c.read != "" && !plain {
+				continue
+			}
 			if c.counted != counted(c.sizes) {
 				panic(c.name + ": miscounted")
 			}
@@ -172,7 +187,7 @@ func piecesCases(gather int) []piecesCase {
 // bytes, then a write of last bytes.
 func testGoFrontPieces(t *testing.T, name string, m hashMode, key, in []byte, c piecesCase, last int) {
 	h := newModeHasher(t, m, key, vectorContext)
-	gather := goGather(h.mode)
+	gather := goGather(h.mode, true)
 	if c.read == "Reset" {
 		for i := range 3 {
 			_, _ = h.Write(in[i : i+1])
@@ -197,7 +212,7 @@ func testGoFrontPieces(t *testing.T, name string, m hashMode, key, in []byte, c 
 	_, _ = clone.Write(in[end : end+last])
 	end += last
 	// 3 is streamPieces, written here as the doc of inPieces says it.
-	pieces := c.counted >= 3 && last <= chunkLen && m == hashModePlain
+	pieces := c.counted >= 3 && last <= chunkLen
 	for _, x := range []struct {
 		what string
 		h    *Hasher
@@ -223,6 +238,62 @@ func testGoFrontPieces(t *testing.T, name string, m hashMode, key, in []byte, c 
 		end += n
 		check(fmt.Sprintf("written on %d bytes", n), h, end)
 	}
+}
+
+// TestGoKeyedGather: on the Go path, a keyed or derive-key Hasher written
+// to before gathers up to 4 KiB (goGather), and its reads of more than a
+// chunk gathered fold it, the first Sum too (readGo), or, where zeebo's
+// layout is not known and they cannot, move it to zeebo's hasher: the
+// keyed modes' Sum of what is gathered takes a chunk at most. Against
+// zeebo, for Sum first and for Digest first, then the other, and a write
+// after.
+func TestGoKeyedGather(t *testing.T) {
+	key := []byte(vectorKey)
+	in := vectorInput(8 << 10)
+	withGoBackend(func() {
+		for _, layout := range []bool{true, false} {
+			if !layout {
+				defer ffi.ForgetZeeboLayout()()
+			}
+			for _, m := range []hashMode{hashModeKeyed, hashModeDerive} {
+				for _, n := range []int{chunkLen + 1, 2 * chunkLen, 3000, firstLen} {
+					for _, first := range []string{"Sum", "Digest"} {
+						name := fmt.Sprintf("layout %v, %s, %d bytes, %s first", layout, m, n, first)
+						h := newModeHasher(t, m, key, vectorContext)
+						_, _ = h.Write(in[:1])
+						_, _ = h.Write(in[1:n])
+						if h.nbuf != n || h.front != 0 || h.g != nil {
+							t.Fatalf("%s: %d bytes gathered, front %d, zeebo's hasher %v: not all gathered", name, h.nbuf, h.front, h.g != nil)
+						}
+						z := newRefHasher(t, m, key, vectorContext)
+						_, _ = z.Write(in[:n])
+						if first == "Sum" {
+							if got, want := h.Sum(nil), z.Sum(nil); !bytes.Equal(got, want) {
+								t.Fatalf("%s: Sum %x, want %x", name, got, want)
+							}
+						} else {
+							got, want := make([]byte, 200), make([]byte, 200)
+							_, _ = h.Digest().Read(got)
+							_, _ = z.Digest().Read(want)
+							if !bytes.Equal(got, want) {
+								t.Fatalf("%s: Digest %s, want %s", name, shortHex(got), shortHex(want))
+							}
+						}
+						if moved := h.front != 0 || h.g != nil; !moved || layout != (h.g == nil) {
+							t.Fatalf("%s: after the read, front %d, zeebo's hasher %v: want it folded where zeebo's layout is known, else moved", name, h.front, h.g != nil)
+						}
+						if bad := refMismatch(t, m, key, h, in[:n], 200); bad != "" {
+							t.Fatalf("%s: %s", name, bad)
+						}
+						_, _ = h.Write(in[n : n+3000])
+						if bad := refMismatch(t, m, key, h, in[:n+3000], 200); bad != "" {
+							t.Fatalf("%s, written on: %s", name, bad)
+						}
+					}
+				}
+			}
+		}
+	})
 }
 
 // checkCopies checks, with check, a state of h saved and resumed, then

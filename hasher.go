@@ -213,12 +213,20 @@ const bufSize = 16 << 10
 // to allocate; BenchmarkNewSum measures both (docs/stream.md).
 const firstLen = 4 << 10
 
-// goGather is the input a Go-path Hasher in mode gathers before it
-// allocates zeebo's hasher (10 KiB), which Sum then hashes in one call:
-// what first holds for plain hashing, with Sum256, and one chunk in the
-// keyed modes, with the one-chunk code (BenchmarkNewSum).
-func goGather(mode uint32) int {
-	if mode == modeHash {
+// goGather is the input a Go-path Hasher in mode, written to before
+// (written) or not, gathers before it allocates zeebo's hasher (10 KiB) or
+// hashes it at once (goFront): what first holds, which a read then hashes
+// in one call (Sum256, or in the keyed modes a fold: one pass of zeebo's
+// hasher from the pool). A first write of more than a chunk to a Hasher in
+// a keyed mode goes to goFront, which hashes it from where it is rather
+// than copy it first, as the keyed modes' Sum of a chunk or less takes the
+// one-chunk code (BenchmarkNewSum). A keyed stream gathered only a chunk
+// before: goFront then hashed its first chunk alone, and its folds and
+// zeebo's hasher a chunk or a few at a time after it, where zeebo hashes 8
+// side by side (0.58 to 0.69 of zeebo's speed from 3 to 8 KiB in 64-byte
+// pieces; BLAKE3_API_CALL="keyed 64B pieces", scripts/api-check.sh).
+func goGather(mode uint32, written bool) int {
+	if mode == modeHash || written {
 		return firstLen
 	}
 	return chunkLen
@@ -345,7 +353,7 @@ func (h *Hasher) firstMax() int {
 		if h.reused {
 			return chunkLen
 		}
-		return goGather(h.mode)
+		return goGather(h.mode, h.nbuf > 0)
 	}
 	return 0
 }
@@ -618,22 +626,19 @@ func (h *Hasher) countPiece(n int) {
 	}
 }
 
-// inPieces reports that a write of n bytes past goGather continues a
-// stream in pieces: streamPieces writes or more gathered (countPiece),
-// this one no longer than a chunk, and past the 4 chunks first holds. Its
-// input then goes to zeebo's hasher at once, rather than through goFront:
-// goFront hashes those 4 chunks in a pass of zeebo's 8 side by side, and
+// inPieces reports that a write of n bytes past goGather (the 4 chunks
+// first holds, after a write) continues a stream in pieces: streamPieces
+// writes or more gathered (countPiece), and this one no longer than a
+// chunk. Its input then goes to zeebo's hasher at once, rather than
+// through goFront: goFront hashes those 4 chunks in a pass of zeebo's 8 side by side, and
 // the stream's next chunk moves it to zeebo's hasher (allocated) all the
 // same, whose passes then run a pass behind zeebo's own
 // (BLAKE3_API_CALL="64B pieces", scripts/api-check.sh). What it costs, a
 // stream that ends within that next chunk, is the allocation
 // (docs/zeebo-api.md). A write longer than a chunk goFront hashes from
-// where it is, and a write and a trailer keep goFront's. So does a keyed
-// or derive-key Hasher, which gathers a chunk (goGather): goFront hashes
-// that chunk alone, and the Hasher then gathers up to 4 KiB without an
-// allocation (foldable), which a message and its tag of 1 to 4 KiB keep.
+// where it is, and a write and a trailer keep goFront's.
 func (h *Hasher) inPieces(n int) bool {
-	return h.pieces >= streamPieces && n <= chunkLen && h.nbuf+n > firstLen
+	return h.pieces >= streamPieces && n <= chunkLen
 }
 
 // treeGroups hashes a and then b, whole groups in all, from the start of an

@@ -177,7 +177,7 @@ func (h *Hasher) UnmarshalBinary(data []byte) error {
 	// layout (goHasher), at the first write past what is gathered; a
 	// subtree state's too, once Reset has made it a hasher of a whole
 	// input.
-	onZeebo := native() == nil && !s.subtree && (s.chunks > 0 || len(s.tail) > goGather(s.mode))
+	onZeebo := native() == nil && !s.subtree && (s.chunks > 0 || len(s.tail) > goGather(s.mode, true))
 	if (onZeebo || native() == nil && s.mode == modeDeriveKey) && !ffi.ZeeboOK() {
 		return errors.New("blake3: cannot resume on the Go path with this version of github.com/zeebo/blake3")
 	}
