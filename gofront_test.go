@@ -78,17 +78,16 @@ func testGoFront(t *testing.T, m hashMode, key, in []byte, n int, tree bool) {
 	}
 }
 
-// TestGoFrontPieces: on the Go path, a write of plain hashing past
-// goGather (4 KiB) that follows 3 writes gathered or more, each no longer
-// than a chunk, after the last longer one (a body), and is no longer than
-// a chunk itself, hands the input to zeebo's hasher at once (inPieces),
-// not to goFront. goFront takes it after fewer such writes (empty ones
-// not counted), as before; a read between the pieces that folds nothing
-// changes nothing, a Clone keeps the count, and a keyed or derive-key
-// Hasher (which gathers a chunk) keeps goFront. Against zeebo,
-// in every mode, with lukechampine's tree and without: the hash as
-// written, a saved state resumed and written on, a Clone written on, and
-// writes within the next chunk and past it.
+// TestGoFrontPieces: on the Go path, in every mode, a write past goGather
+// (4 KiB, in a Hasher written to) that follows 3 writes gathered or more,
+// each no longer than a chunk, after the last longer one (a body), and is
+// no longer than a chunk itself, hands the input to zeebo's hasher at once
+// (inPieces), not to goFront. goFront takes it after fewer such writes
+// (empty ones not counted), as before; a read between the pieces that
+// folds nothing changes nothing, and a Clone keeps the count. Against
+// zeebo, with lukechampine's tree and without: the hash as written, a
+// saved state resumed and written on, a Clone written on, and writes
+// within the next chunk and past it.
 func TestGoFrontPieces(t *testing.T) {
 	key := []byte(vectorKey)
 	in := vectorInput(40 << 10)
@@ -244,9 +243,9 @@ func testGoFrontPieces(t *testing.T, name string, m hashMode, key, in []byte, c 
 // to before gathers up to 4 KiB (goGather), and its reads of more than a
 // chunk gathered fold it, the first Sum too (readGo), or, where zeebo's
 // layout is not known and they cannot, move it to zeebo's hasher: the
-// keyed modes' Sum of what is gathered takes a chunk at most. Against
-// zeebo, for Sum first and for Digest first, then the other, and a write
-// after.
+// keyed modes' Sum of what is gathered takes a chunk at most. A state
+// saved with it gathered is resumed gathered. Against zeebo, for Sum first
+// and for Digest first, then the other, and a write after.
 func TestGoKeyedGather(t *testing.T) {
 	key := []byte(vectorKey)
 	in := vectorInput(8 << 10)
@@ -285,6 +284,14 @@ func TestGoKeyedGather(t *testing.T) {
 						if bad := refMismatch(t, m, key, h, in[:n], 200); bad != "" {
 							t.Fatalf("%s: %s", name, bad)
 						}
+						// A state saved with the input gathered is
+						// resumed gathered, as writes would leave it
+						// (goGather), not in zeebo's hasher (without
+						// zeebo's layout, a derive-key state is refused:
+						// TestGoPathLayoutUnknown).
+						if layout {
+							testKeyedResumed(t, name, m, key, in, n)
+						}
 						_, _ = h.Write(in[n : n+3000])
 						if bad := refMismatch(t, m, key, h, in[:n+3000], 200); bad != "" {
 							t.Fatalf("%s, written on: %s", name, bad)
@@ -294,6 +301,30 @@ func TestGoKeyedGather(t *testing.T) {
 			}
 		}
 	})
+}
+
+// testKeyedResumed is TestGoKeyedGather's check of a state saved with n
+// bytes gathered in mode m: resumed, they are gathered, and read zeebo's
+// output.
+func testKeyedResumed(t *testing.T, name string, m hashMode, key, in []byte, n int) {
+	t.Helper()
+	r := newModeHasher(t, m, key, vectorContext)
+	_, _ = r.Write(in[:1])
+	_, _ = r.Write(in[1:n])
+	state, err := r.MarshalBinary()
+	if err != nil {
+		t.Fatalf("%s: MarshalBinary: %v", name, err)
+	}
+	var u Hasher
+	if err := u.UnmarshalBinary(state); err != nil {
+		t.Fatalf("%s: UnmarshalBinary: %v", name, err)
+	}
+	if u.nbuf != n || u.front != 0 || u.g != nil {
+		t.Fatalf("%s: resumed with %d bytes gathered, front %d, zeebo's hasher %v: not all gathered", name, u.nbuf, u.front, u.g != nil)
+	}
+	if bad := refMismatch(t, m, key, &u, in[:n], 200); bad != "" {
+		t.Fatalf("%s, resumed: %s", name, bad)
+	}
 }
 
 // checkCopies checks, with check, a state of h saved and resumed, then

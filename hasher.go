@@ -48,14 +48,16 @@ import (
 // it again (reread). Where a read computes the root node in Go (a part of
 // a chunk after the chunks), the reads after it, until the input changes,
 // take that node (rootKept).
-// On the Go path, the first 4 KiB are gathered too (the first KiB in the
-// keyed modes), and hashed in one call at a single Sum, as Sum256 would;
-// a Digest, or a Sum after another read, of more than a chunk hashes the
-// chunks before the last one in a zeebo hasher from a pool and keeps their
-// chaining values (fold), as zeebo's reads do, so that the reads after it
-// hash the last chunk; a first write past them is hashed at once, with
-// hashers on the stack, and only its last chunk and what a Sum needs are
-// kept.
+// On the Go path, the first 4 KiB are gathered too (in the keyed modes,
+// once the Hasher holds input: a first write past a chunk is hashed at
+// once), and hashed in one call at a single Sum, as Sum256 would; a
+// Digest, or a Sum after another read (in the keyed modes, any read), of
+// more than a chunk hashes the chunks before the last one in a zeebo
+// hasher from a pool and keeps their chaining values (fold), as zeebo's
+// reads do, so that the reads after it hash the last chunk; a first write
+// past them is hashed at once, with hashers on the stack, and only its
+// last chunk and what a Sum needs are kept, but for a stream in pieces,
+// which goes to zeebo's hasher (inPieces).
 type Hasher struct {
 	// What Write's two fast paths read and change, together at the front
 	// (in one or two cache lines). gen counts the changes to the heap
@@ -217,14 +219,16 @@ const firstLen = 4 << 10
 // (written) or not, gathers before it allocates zeebo's hasher (10 KiB) or
 // hashes it at once (goFront): what first holds, which a read then hashes
 // in one call (Sum256, or in the keyed modes a fold: one pass of zeebo's
-// hasher from the pool). A first write of more than a chunk to a Hasher in
-// a keyed mode goes to goFront, which hashes it from where it is rather
-// than copy it first, as the keyed modes' Sum of a chunk or less takes the
-// one-chunk code (BenchmarkNewSum). A keyed stream gathered only a chunk
-// before: goFront then hashed its first chunk alone, and its folds and
-// zeebo's hasher a chunk or a few at a time after it, where zeebo hashes 8
-// side by side (0.58 to 0.69 of zeebo's speed from 3 to 8 KiB in 64-byte
-// pieces; BLAKE3_API_CALL="keyed 64B pieces", scripts/api-check.sh).
+// hasher from the pool; where zeebo's layout is not known, the read moves
+// it to zeebo's hasher: readGo). A first write of more than a chunk to a
+// Hasher in a keyed mode goes to goFront, which hashes it from where it is
+// rather than copy it first, as the keyed modes' Sum of a chunk or less
+// takes the one-chunk code (BenchmarkNewSum). A keyed stream gathered only
+// a chunk before: goFront then hashed its first chunk alone, and its folds
+// and zeebo's hasher a chunk or a few at a time after it, where zeebo
+// hashes 8 side by side (0.59 to 0.80 of zeebo's speed from 3 to 8 KiB in
+// 64-byte pieces; BLAKE3_API_CALL="keyed 64B pieces",
+// scripts/api-check.sh; docs/zeebo-api.md).
 func goGather(mode uint32, written bool) int {
 	if mode == modeHash || written {
 		return firstLen
@@ -630,11 +634,11 @@ func (h *Hasher) countPiece(n int) {
 // first holds, after a write) continues a stream in pieces: streamPieces
 // writes or more gathered (countPiece), and this one no longer than a
 // chunk. Its input then goes to zeebo's hasher at once, rather than
-// through goFront: goFront hashes those 4 chunks in a pass of zeebo's 8 side by side, and
-// the stream's next chunk moves it to zeebo's hasher (allocated) all the
-// same, whose passes then run a pass behind zeebo's own
-// (BLAKE3_API_CALL="64B pieces", scripts/api-check.sh). What it costs, a
-// stream that ends within that next chunk, is the allocation
+// through goFront: goFront hashes those 4 chunks in a pass of zeebo's 8
+// side by side, and the stream's next chunk moves it to zeebo's hasher
+// (allocated) all the same, whose passes then run a pass behind zeebo's
+// own (BLAKE3_API_CALL="64B pieces", scripts/api-check.sh). What it
+// costs, a stream that ends within that next chunk, is the allocation
 // (docs/zeebo-api.md). A write longer than a chunk goFront hashes from
 // where it is, and a write and a trailer keep goFront's.
 func (h *Hasher) inPieces(n int) bool {
