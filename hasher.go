@@ -776,16 +776,33 @@ func (h *Hasher) gather(p []byte) {
 }
 
 // grow makes h hold at least n bytes of input (n <= bufSize), keeping what
-// it holds: in first up to firstLen bytes, then in buf, bufSize bytes.
+// it holds: in first up to firstLen bytes, then in buf, bufSize bytes, or
+// half of that (halfBuf) where it is enough.
 func (h *Hasher) grow(n int) {
-	if n <= len(h.store()) {
+	at := h.groupAt()
+	if n <= len(h.store()) && (len(h.buf) != halfBuf || at < bufSize) {
 		return
 	}
-	b := make([]byte, bufSize)
+	size := bufSize
+	if h.buf == nil && n <= halfBuf && at < bufSize {
+		size = halfBuf
+	}
+	b := make([]byte, size)
 	copy(b, h.store()[:h.nbuf])
 	h.buf = b
 	h.lockable()
 }
+
+// halfBuf is the buffer a Hasher on the native path allocates first, where
+// its input's first 16 chunks need one: a stream in small pieces gathers
+// there up to 8 chunks at a time, which the library hashes in a pass 8
+// wide, and allocates a buffer of bufSize (with nothing to copy into it)
+// only if it goes past 16 chunks. A stream that ends between 4 and 8 KiB
+// allocated and zeroed 16 KiB, most of its time on the caller's stack,
+// where zeebo's hasher, holding 8 KiB in itself, allocates nothing; a
+// first buffer of 8 KiB that then grew to bufSize copied 8 KiB into it
+// (scripts/api-check.sh, "stack: 64B pieces,Sum"; docs/zeebo-api.md).
+const halfBuf = bufSize / 2
 
 // store is where h gathers input: first, until it outgrows it, then buf.
 func (h *Hasher) store() []byte {
@@ -801,13 +818,24 @@ func (h *Hasher) store() []byte {
 // bufSize (the first group of a subtree hasher, or of a hasher resumed from
 // a saved state), as many bytes as the largest subtree that may start
 // there: the input after the tree must be one subtree, no longer than the
-// smallest one in it.
+// smallest one in it. In the input's first bufSize bytes, a buffer of
+// halfBuf holds groups of up to halfBuf (grow).
 func (h *Hasher) room() int {
-	at := h.sub.offset
-	if h.live {
-		at = h.t.Offset + h.tchunks*chunkLen
+	at := h.groupAt()
+	r := alignedRoom(at, bufSize)
+	if at < bufSize && h.buf != nil {
+		r = min(r, len(h.buf))
 	}
-	return alignedRoom(at, bufSize)
+	return r
+}
+
+// groupAt is where in the input the group that h gathers starts: after
+// what the tree holds, as of the last hand-over.
+func (h *Hasher) groupAt() uint64 {
+	if h.live {
+		return h.t.Offset + h.tchunks*chunkLen
+	}
+	return h.sub.offset
 }
 
 // alignedRoom is the length of the aligned group that starts at input byte
@@ -844,7 +872,7 @@ func (h *Hasher) setLim() {
 		}
 	}
 	if len(h.buf) > 0 {
-		h.lim = l + 1
+		h.lim = min(l, len(h.buf)) + 1 // a buffer of halfBuf past bufSize: grow
 	}
 }
 

@@ -304,9 +304,11 @@ func hexString(b []byte) string { return fmt.Sprintf("%x", b) }
 // alone cannot show: the Go side holds at most bufSize bytes, the input
 // after the last group handed over, groups being aligned in the input (of
 // bufSize bytes, or the largest power of two that divides the position
-// where one starts, if less); a write that would overflow its group first
-// tops the gathered input up to the end of the group (in a buffer on the
-// heap, when first cannot hold the group) and hands that over,
+// where one starts, if less, and at most halfBuf in the input's first
+// bufSize bytes while the buffer is of halfBuf: grow); a write that would
+// overflow its group first tops the gathered input up to the end of the
+// group (in a buffer on the heap, when first cannot hold the group) and
+// hands that over,
 // then whole groups of bufSize bytes straight from the write, keeping the
 // last group (1 to bufSize bytes), whole or not. In a write to a Hasher
 // that had handed nothing over, without a buffer on the heap (its input
@@ -322,10 +324,22 @@ func TestBadInputBatching(t *testing.T) {
 	if !nativeActive(t) {
 		t.Skip("native backend not active")
 	}
-	var handed, buffered int
-	var heap, treeless, folded bool
+	var handed, buffered, bufLen int // bufLen: the buffer on the heap, 0 before there is one
+	var treeless, folded bool
+	// grow: the buffer for n bytes gathered in the group at handed: half
+	// of bufSize, where that holds them, in the input's first bufSize
+	// bytes, and bufSize past them or where it does not.
+	grow := func(n int) {
+		if n > max(bufLen, firstLen) || bufLen == halfBuf && handed >= bufSize {
+			if bufLen == 0 && n <= halfBuf && handed < bufSize {
+				bufLen = halfBuf
+			} else {
+				bufLen = bufSize
+			}
+		}
+	}
 	keep := func(n int, fresh bool) {
-		if fresh && !heap && buffered == 0 && n > firstLen {
+		if fresh && bufLen == 0 && buffered == 0 && n > firstLen {
 			k := (n - 1) / firstLen * firstLen
 			if treeless && ffi.ArgsStay {
 				k = (n - 1) / chunkLen * chunkLen
@@ -333,7 +347,7 @@ func TestBadInputBatching(t *testing.T) {
 			handed, n = handed+k, n-k
 		}
 		buffered += n
-		heap = heap || buffered > firstLen
+		grow(buffered)
 	}
 	model := func(n int) {
 		if folded {
@@ -356,13 +370,16 @@ func TestBadInputBatching(t *testing.T) {
 			for handed%room != 0 {
 				room /= 2
 			}
+			if handed < bufSize && bufLen > 0 {
+				room = min(room, bufLen)
+			}
 			if buffered+n <= room {
 				keep(n, fresh)
 				return
 			}
 			if buffered > 0 {
 				// Topped up in the buffer, which grows to the group.
-				heap = heap || room > firstLen
+				grow(room)
 			}
 			n -= room - buffered
 			handed, buffered, treeless = handed+room, 0, false
@@ -384,7 +401,7 @@ func TestBadInputBatching(t *testing.T) {
 			// The last round's Hasher, reset: it keeps its buffer, if any.
 			h.Reset()
 		} else {
-			h, heap = New(), false
+			h, bufLen = New(), 0
 		}
 		folded = false
 		total, all := 0, []byte(nil)
@@ -413,9 +430,9 @@ func TestBadInputBatching(t *testing.T) {
 			if h.live {
 				got = int(h.tchunks) * chunkLen
 			}
-			if got != handed || h.nbuf != buffered {
-				t.Fatalf("round %d, after writes totalling %d (last %d): %d bytes handed over, %d buffered; want %d, %d",
-					round, total, n, got, h.nbuf, handed, buffered)
+			if got != handed || h.nbuf != buffered || len(h.buf) != bufLen {
+				t.Fatalf("round %d, after writes totalling %d (last %d): %d bytes handed over, %d buffered, a buffer of %d; want %d, %d, %d",
+					round, total, n, got, h.nbuf, len(h.buf), handed, buffered, bufLen)
 			}
 			if i%4 == 3 {
 				// Sum and Digest leave the input where it was: gathered,
@@ -1350,12 +1367,15 @@ func TestSumAbsorbs(t *testing.T) {
 // zeebo hasher they share (at their first).
 func TestSumAbsorbsAtOnce(t *testing.T) {
 	// Ending within a chunk; and at a chunk's end after a tree ahead was
-	// made (with no tail, and as a right half), which the copies share,
-	// take the group from and make again for the last chunk, at once.
+	// made (with no tail, and of the chunks pending after the tree's),
+	// which the copies share, take the group from and make again for the
+	// last chunk, at once. (The tree ahead as a right half, of 8 chunks
+	// pending, is handed over by the write of the chunk after them, which
+	// fills the buffer of halfBuf: TestSumAhead.)
 	ins := []struct {
 		in    []byte
 		ahead bool
-	}{{vectorInput(3*bufSize - 100), false}, {vectorInput(3*bufSize - 3*chunkLen), true}, {vectorInput(9 * chunkLen), true}}
+	}{{vectorInput(3*bufSize - 100), false}, {vectorInput(3*bufSize - 3*chunkLen), true}, {vectorInput(bufSize + 9*chunkLen), true}}
 	// A read that overlaps another one's change, where the lock is
 	// missing, is rare: many rounds (fewer under the race detector, which
 	// sees it at once).
