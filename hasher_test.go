@@ -395,8 +395,18 @@ func TestBadInputBatching(t *testing.T) {
 	rng := newTestRand(testSeed(t))
 	pattern := vectorInput(12 * 3 * bufSize)
 	edges := []int{0, 1, chunkLen - 1, chunkLen, bufSize - 1, bufSize, bufSize + 1, 2*bufSize - 1, 2 * bufSize, 2*bufSize + 1}
+	// Then streams that a buffer of halfBuf gathers, and writes that take
+	// them past bufSize, and one whose first buffer is past bufSize, each
+	// followed by empty writes.
+	halves := [][]int{
+		{chunkLen, chunkLen, chunkLen, chunkLen, 64, 2*bufSize + 1},
+		{firstLen, chunkLen, bufSize, bufSize + 3, 64},
+		{64, firstLen, halfBuf - firstLen - 64, 1, halfBuf - 1, bufSize + halfBuf + 1},
+		{chunkLen + 1, firstLen, 3 * bufSize, 5},
+		{2 * bufSize, 64, firstLen, 64}, // the first buffer at 32 KiB
+	}
 	var h *Hasher
-	for round := range 200 {
+	for round := range 200 + len(halves) {
 		if round%4 == 3 {
 			// The last round's Hasher, reset: it keeps its buffer, if any.
 			h.Reset()
@@ -409,10 +419,18 @@ func TestBadInputBatching(t *testing.T) {
 		for i := range 12 {
 			var n int
 			switch {
+			case round >= 200:
+				if seq := halves[round-200]; i < len(seq) {
+					n = seq[i]
+				}
 			case round < len(edges)*len(edges):
 				n = edges[(round/len(edges)+i*(round%len(edges)))%len(edges)]
 			case i%2 == 0:
 				n = edges[rng.IntN(len(edges))]
+			case i%4 == 1:
+				// Small pieces, which a buffer of halfBuf gathers, and
+				// writes that take its group past bufSize.
+				n = rng.IntN(2 * chunkLen)
 			default:
 				n = rng.IntN(3 * bufSize)
 			}
