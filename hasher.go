@@ -777,14 +777,14 @@ func (h *Hasher) gather(p []byte) {
 
 // grow makes h hold at least n bytes of input (n <= bufSize), keeping what
 // it holds: in first up to firstLen bytes, then in buf, bufSize bytes, or
-// half of that (halfBuf) where it is enough.
+// halfBuf in the input's first halfUntil bytes where that is enough.
 func (h *Hasher) grow(n int) {
 	at := h.groupAt()
-	if n <= len(h.store()) && (len(h.buf) != halfBuf || at < bufSize) {
+	if n <= len(h.store()) && (len(h.buf) != halfBuf || at < halfUntil) {
 		return
 	}
 	size := bufSize
-	if h.buf == nil && n <= halfBuf && at < bufSize {
+	if h.buf == nil && n <= halfBuf && at < halfUntil {
 		size = halfBuf
 	}
 	b := make([]byte, size)
@@ -794,15 +794,24 @@ func (h *Hasher) grow(n int) {
 }
 
 // halfBuf is the buffer a Hasher on the native path allocates first, where
-// its input's first 16 chunks need one: a stream in small pieces gathers
-// there up to 8 chunks at a time, which the library hashes in a pass 8
-// wide, and allocates a buffer of bufSize (with nothing to copy into it)
-// only if it goes past 16 chunks. A stream that ends between 4 and 8 KiB
-// allocated and zeroed 16 KiB, most of its time on the caller's stack,
+// its input's first halfUntil bytes need one: a stream in small pieces
+// gathers there up to 8 chunks at a time, which the library hashes in a
+// pass 8 wide, and allocates a buffer of bufSize (with nothing to copy into
+// it) only if it goes past halfUntil. A stream that ended between 4 and 8
+// KiB allocated and zeroed 16 KiB, most of its time on the caller's stack,
 // where zeebo's hasher, holding 8 KiB in itself, allocates nothing; a
 // first buffer of 8 KiB that then grew to bufSize copied 8 KiB into it
 // (scripts/api-check.sh, "stack: 64B pieces,Sum"; docs/zeebo-api.md).
 const halfBuf = bufSize / 2
+
+// halfUntil is where in the input a buffer of halfBuf gives way to one of
+// bufSize: far enough that the second allocation is a small part of the
+// stream's time, and near enough that the groups of 8 chunks, which cross
+// twice as often, cost little. At bufSize, streams of 16 to 32 KiB on the
+// caller's stack lost a third of their speed to it; with no bufSize at
+// all, a stream of 1 MiB lost a tenth (scripts/api-check.sh with those
+// sizes added; docs/zeebo-api.md).
+const halfUntil = 4 * bufSize
 
 // store is where h gathers input: first, until it outgrows it, then buf.
 func (h *Hasher) store() []byte {
@@ -818,12 +827,12 @@ func (h *Hasher) store() []byte {
 // bufSize (the first group of a subtree hasher, or of a hasher resumed from
 // a saved state), as many bytes as the largest subtree that may start
 // there: the input after the tree must be one subtree, no longer than the
-// smallest one in it. In the input's first bufSize bytes, a buffer of
+// smallest one in it. In the input's first halfUntil bytes, a buffer of
 // halfBuf holds groups of up to halfBuf (grow).
 func (h *Hasher) room() int {
 	at := h.groupAt()
 	r := alignedRoom(at, bufSize)
-	if at < bufSize && h.buf != nil {
+	if at < halfUntil && h.buf != nil {
 		r = min(r, len(h.buf))
 	}
 	return r
@@ -872,7 +881,7 @@ func (h *Hasher) setLim() {
 		}
 	}
 	if len(h.buf) > 0 {
-		h.lim = min(l, len(h.buf)) + 1 // a buffer of halfBuf past bufSize: grow
+		h.lim = min(l, len(h.buf)) + 1 // a buffer of halfBuf past halfUntil: grow
 	}
 }
 

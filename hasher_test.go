@@ -305,7 +305,7 @@ func hexString(b []byte) string { return fmt.Sprintf("%x", b) }
 // after the last group handed over, groups being aligned in the input (of
 // bufSize bytes, or the largest power of two that divides the position
 // where one starts, if less, and at most halfBuf in the input's first
-// bufSize bytes while the buffer is of halfBuf: grow); a write that would
+// halfUntil bytes while the buffer is of halfBuf: grow); a write that would
 // overflow its group first tops the gathered input up to the end of the
 // group (in a buffer on the heap, when first cannot hold the group) and
 // hands that over,
@@ -326,12 +326,12 @@ func TestBadInputBatching(t *testing.T) {
 	}
 	var handed, buffered, bufLen int // bufLen: the buffer on the heap, 0 before there is one
 	var treeless, folded bool
-	// grow: the buffer for n bytes gathered in the group at handed: half
-	// of bufSize, where that holds them, in the input's first bufSize
+	// grow: the buffer for n bytes gathered in the group at handed:
+	// halfBuf, where that holds them, in the input's first halfUntil
 	// bytes, and bufSize past them or where it does not.
 	grow := func(n int) {
-		if n > max(bufLen, firstLen) || bufLen == halfBuf && handed >= bufSize {
-			if bufLen == 0 && n <= halfBuf && handed < bufSize {
+		if n > max(bufLen, firstLen) || bufLen == halfBuf && handed >= halfUntil {
+			if bufLen == 0 && n <= halfBuf && handed < halfUntil {
 				bufLen = halfBuf
 			} else {
 				bufLen = bufSize
@@ -370,7 +370,7 @@ func TestBadInputBatching(t *testing.T) {
 			for handed%room != 0 {
 				room /= 2
 			}
-			if handed < bufSize && bufLen > 0 {
+			if handed < halfUntil && bufLen > 0 {
 				room = min(room, bufLen)
 			}
 			if buffered+n <= room {
@@ -396,14 +396,15 @@ func TestBadInputBatching(t *testing.T) {
 	pattern := vectorInput(12 * 3 * bufSize)
 	edges := []int{0, 1, chunkLen - 1, chunkLen, bufSize - 1, bufSize, bufSize + 1, 2*bufSize - 1, 2 * bufSize, 2*bufSize + 1}
 	// Then streams that a buffer of halfBuf gathers, and writes that take
-	// them past bufSize, and one whose first buffer is past bufSize, each
+	// them past halfUntil, and one whose first buffer is past it, each
 	// followed by empty writes.
 	halves := [][]int{
-		{chunkLen, chunkLen, chunkLen, chunkLen, 64, 2*bufSize + 1},
-		{firstLen, chunkLen, bufSize, bufSize + 3, 64},
-		{64, firstLen, halfBuf - firstLen - 64, 1, halfBuf - 1, bufSize + halfBuf + 1},
-		{chunkLen + 1, firstLen, 3 * bufSize, 5},
-		{2 * bufSize, 64, firstLen, 64}, // the first buffer at 32 KiB
+		{chunkLen, chunkLen, chunkLen, chunkLen, 64, 2*bufSize + 1, halfUntil},
+		{firstLen, chunkLen, bufSize, bufSize + 3, 64, halfUntil - 3*bufSize, 64},
+		{64, firstLen, halfBuf - firstLen - 64, 1, halfBuf - 1, halfUntil + halfBuf + 1},
+		{chunkLen + 1, firstLen, halfUntil, 5},
+		{chunkLen, chunkLen, chunkLen, chunkLen, 64, halfUntil - firstLen - 64, halfBuf + 1},
+		{halfUntil + bufSize, 64, firstLen, 64}, // the first buffer past halfUntil
 	}
 	var h *Hasher
 	for round := range 200 + len(halves) {
@@ -1393,7 +1394,7 @@ func TestSumAbsorbsAtOnce(t *testing.T) {
 	ins := []struct {
 		in    []byte
 		ahead bool
-	}{{vectorInput(3*bufSize - 100), false}, {vectorInput(3*bufSize - 3*chunkLen), true}, {vectorInput(bufSize + 9*chunkLen), true}}
+	}{{vectorInput(3*bufSize - 100), false}, {vectorInput(3*bufSize - 3*chunkLen), true}, {vectorInput(halfUntil + 9*chunkLen), true}}
 	// A read that overlaps another one's change, where the lock is
 	// missing, is rare: many rounds (fewer under the race detector, which
 	// sees it at once).
