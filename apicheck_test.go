@@ -96,10 +96,11 @@ func pieces(h hash.Hash, in, out []byte) []byte {
 }
 
 // streamSizes are the sizes between apiSizes where a new Hasher's stream
-// in small pieces takes another course on the Go path: past what the
+// in small pieces takes another course: on the Go path, past what the
 // Hasher holds in itself, past the chunk after it, and the first whole
-// batch of zeebo's hasher.
-var streamSizes = []int{4<<10 + 64, 5 << 10, 6 << 10, 8 << 10}
+// batch of zeebo's hasher; on the native path, past the first group of
+// halfBuf, within the groups of halfBuf after bufSize, and past halfUntil.
+var streamSizes = []int{4<<10 + 64, 5 << 10, 6 << 10, 8 << 10, 8<<10 + 64, 24 << 10, 64<<10 + 64}
 
 // keyedStreamSizes are streamSizes for the keyed modes, which gather a
 // chunk on the Go path (goGather).
