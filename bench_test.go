@@ -401,6 +401,32 @@ func BenchmarkReuses(b *testing.B) {
 	}
 }
 
+// BenchmarkReuseStream hashes a stream in 64-byte pieces again and again
+// through one Hasher of each implementation (Reset, the pieces, Sum), on
+// the path in use: on the native path, a Hasher used again hands its
+// streams over in groups of bufSize, not of halfBuf (Hasher.wide).
+func BenchmarkReuseStream(b *testing.B) {
+	for _, size := range []int{6 << 10, 12 << 10, 16 << 10, 48 << 10} {
+		data := vectorInput(size)
+		for _, impl := range []struct {
+			name string
+			h    hash.Hash
+		}{{"ours", New()}, {"zeebo", zeebo.New()}} {
+			b.Run(fmt.Sprintf("size=%s/%s", sizeName(size), impl.name), func(b *testing.B) {
+				sum := make([]byte, 0, 32)
+				b.SetBytes(int64(size))
+				for b.Loop() {
+					impl.h.Reset()
+					for p := data; len(p) > 0; p = p[min(64, len(p)):] {
+						_, _ = impl.h.Write(p[:min(64, len(p))])
+					}
+					sum = impl.h.Sum(sum[:0])
+				}
+			})
+		}
+	}
+}
+
 // BenchmarkReuseSum hashes one input again and again through one Hasher
 // of each implementation (Reset, Write, Sum), in each mode, as a caller
 // that keeps its hasher does: the Hasher's own layers around the one-shot,

@@ -97,7 +97,8 @@ type Hasher struct {
 	// path's tree of the input handed to the library (live reports that it
 	// is initialized); the input gathered after that, first[:nbuf] until
 	// it outgrows first (firstLen bytes), then buf[:nbuf], a buffer of
-	// bufSize bytes. lim bounds what Write gathers into buf without a look
+	// bufSize bytes, or of halfBuf in the input's first halfUntil bytes
+	// (grow). lim bounds what Write gathers into buf without a look
 	// at anything else (setLim). front and fcv hold, in h, a tree of the
 	// few chunks that a first write handed over before h had one
 	// (handFront), or that a read folded (fold): its count of chunks, and
@@ -134,11 +135,17 @@ type Hasher struct {
 	// first since Reset and since the last longer write, up to
 	// streamPieces (countPiece): a stream in pieces (inPieces). A Clone
 	// keeps it.
+	// wide is set by Reset where it let go of a buffer of halfBuf: the
+	// Hasher, used again, allocates one of bufSize at its next need (grow),
+	// once for its uses after, rather than hand its streams over in
+	// groups of halfBuf at each (BenchmarkReuseStream). A Clone is a new
+	// Hasher, without it.
 	g      *zeebo.Hasher
 	spare  *zeebo.Hasher
 	reused bool
 	reuses uint8
 	pieces uint8
+	wide   bool
 	live   bool
 	t      *ffi.Tree
 	front  uint64
@@ -457,7 +464,8 @@ func (h *Hasher) write(p []byte) (int, error) {
 // so that a Sum or Digest right after hashes no chunk again; elsewhere it
 // is the whole groups of firstLen bytes, wide enough for the library's
 // SIMD. Later writes gather into the buffer, so that a stream is handed
-// over in groups of bufSize bytes.
+// over in groups of bufSize bytes (of halfBuf in a buffer of halfBuf:
+// room).
 func (h *Hasher) keep(p []byte, fresh bool) {
 	if h.handsFront(len(p), fresh) {
 		switch k := len(p) / chunkLen * chunkLen; {
@@ -777,14 +785,16 @@ func (h *Hasher) gather(p []byte) {
 
 // grow makes h hold at least n bytes of input (n <= bufSize), keeping what
 // it holds: in first up to firstLen bytes, then in buf, bufSize bytes, or
-// halfBuf in the input's first halfUntil bytes where that is enough.
+// halfBuf in the input's first halfUntil bytes where that is enough (but
+// in a Hasher used again: wide). A buffer of halfBuf in a group past
+// halfUntil gives way to one of bufSize, where n fits too.
 func (h *Hasher) grow(n int) {
 	at := h.groupAt()
 	if n <= len(h.store()) && (len(h.buf) != halfBuf || at < halfUntil) {
 		return
 	}
 	size := bufSize
-	if h.buf == nil && n <= halfBuf && at < halfUntil {
+	if h.buf == nil && n <= halfBuf && at < halfUntil && !h.wide {
 		size = halfBuf
 	}
 	b := make([]byte, size)
@@ -796,12 +806,14 @@ func (h *Hasher) grow(n int) {
 // halfBuf is the buffer a Hasher on the native path allocates first, where
 // its input's first halfUntil bytes need one: a stream in small pieces
 // gathers there up to 8 chunks at a time, which the library hashes in a
-// pass 8 wide, and allocates a buffer of bufSize (with nothing to copy into
-// it) only if it goes past halfUntil. A stream that ended between 4 and 8
-// KiB allocated and zeroed 16 KiB, most of its time on the caller's stack,
-// where zeebo's hasher, holding 8 KiB in itself, allocates nothing; a
-// first buffer of 8 KiB that then grew to bufSize copied 8 KiB into it
-// (scripts/api-check.sh, "stack: 64B pieces,Sum"; docs/zeebo-api.md).
+// pass 8 wide (where AVX-512 would take 16 in one), and allocates a
+// buffer of bufSize (with nothing to copy into it) only if it goes past
+// halfUntil. A stream that ended just past the 4 KiB the Hasher holds
+// allocated and zeroed a buffer of bufSize, most of its time on the
+// caller's stack, where zeebo's hasher, holding 8 KiB in itself,
+// allocates nothing; a first buffer of halfBuf that then grew to bufSize
+// copied it (scripts/api-check.sh, "stack: 64B pieces,Sum";
+// docs/zeebo-api.md, "A stream's first buffer of 8 KiB").
 const halfBuf = bufSize / 2
 
 // halfUntil is where in the input a buffer of halfBuf gives way to one of
@@ -860,8 +872,9 @@ func alignedRoom(at uint64, group int) int {
 // another look: on the Go path, once h has one, but for a subtree hasher
 // (whose writes are counted) and one resumed near 2^64 bytes (fits). And
 // it sets what Write may gather into buf without a look at anything
-// else: the room of the buffer's group on the native path (buf holds a
-// whole group); none for a subtree hasher (whose writes are counted), nor
+// else: the room of the buffer's group on the native path, within the
+// buffer (a buffer of halfBuf holds less than a group past halfUntil,
+// until grow replaces it); none for a subtree hasher (whose writes are counted), nor
 // on the Go path, which gathers no more than first holds. lim is one more
 // than that, and 0 without a buffer or for a subtree hasher, so that
 // Write's test fails for every write there, the empty one included.
@@ -1158,6 +1171,10 @@ func (h *Hasher) Reset() {
 	h.live, h.nbuf, h.far, h.front, h.lastOK, h.summed, h.read = false, 0, false, 0, false, false, false
 	h.rlast, h.rwaste, h.pieces = 0, 0, 0
 	h.sub = subState{}
+	if len(h.buf) == halfBuf {
+		// Used again: its next buffer is of bufSize.
+		h.buf, h.wide = nil, true
+	}
 	if h.buf == nil && h.g == nil {
 		// What setLim sets then, without its tests: a reused Hasher's
 		// Reset, Write and Sum of 64 bytes (BenchmarkReuseSum).
@@ -1191,6 +1208,7 @@ func (h *Hasher) clone(c *Hasher) {
 	c.g, c.spare, c.gw, c.t, c.ahead, c.buf, c.gen, c.nbuf, c.summed, c.read, c.mu = nil, nil, nil, nil, nil, nil, nil, 0, false, false, nil
 	c.rlast, c.rwaste = 0, 0 // the clone's first read is a first
 	c.reused, c.reuses = false, 0
+	c.wide = false
 	if h.g != nil {
 		c.g = h.g.Clone()
 	}

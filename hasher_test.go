@@ -300,6 +300,40 @@ func TestBadInputZeroValues(t *testing.T) {
 
 func hexString(b []byte) string { return fmt.Sprintf("%x", b) }
 
+// TestHalfBuf: on the native path, a new Hasher's stream in small pieces
+// past the 4 KiB it holds allocates a buffer of halfBuf; Reset lets go of
+// it, and the Hasher's next stream allocates one of bufSize, which a
+// later Reset keeps; a Clone of it, a new Hasher, allocates one of halfBuf
+// again. Every hash is zeebo's.
+func TestHalfBuf(t *testing.T) {
+	if !nativeActive(t) {
+		t.Skip("native backend not active")
+	}
+	in := vectorInput(firstLen + 1000)
+	check := func(what string, h *Hasher, n, buf int) {
+		t.Helper()
+		if len(h.buf) != buf {
+			t.Errorf("%s: a buffer of %d, want %d", what, len(h.buf), buf)
+		}
+		if got, want := h.Sum(nil), zeebo.Sum256(in[:n]); !bytes.Equal(got, want[:]) {
+			t.Errorf("%s: %x, want %x", what, got, want)
+		}
+	}
+	h := New()
+	writeSplit(h, in, 64)
+	check("a new Hasher's stream", h, len(in), 8<<10)
+	h.Reset()
+	check("after Reset", h, 0, 0)
+	writeSplit(h, in[:firstLen+64], 64)
+	c := h.Clone() // at the Hasher's first read, which hands nothing over
+	check("its next stream", h, firstLen+64, 16<<10)
+	_, _ = c.Write(in[firstLen+64:])
+	check("its Clone", c, len(in), 8<<10)
+	h.Reset()
+	writeSplit(h, in, 64)
+	check("the stream after another Reset", h, len(in), 16<<10)
+}
+
 // TestBadInputBatching pins the native path's batching, which the output
 // alone cannot show: the Go side holds at most bufSize bytes, the input
 // after the last group handed over, groups being aligned in the input (of
@@ -325,13 +359,14 @@ func TestBadInputBatching(t *testing.T) {
 		t.Skip("native backend not active")
 	}
 	var handed, buffered, bufLen int // bufLen: the buffer on the heap, 0 before there is one
-	var treeless, folded bool
+	var treeless, folded, wide bool
 	// grow: the buffer for n bytes gathered in the group at handed:
 	// halfBuf, where that holds them, in the input's first halfUntil
-	// bytes, and bufSize past them or where it does not.
+	// bytes, and bufSize past them, where it does not, or after a Reset
+	// let go of one of halfBuf (wide).
 	grow := func(n int) {
 		if n > max(bufLen, firstLen) || bufLen == halfBuf && handed >= halfUntil {
-			if bufLen == 0 && n <= halfBuf && handed < halfUntil {
+			if bufLen == 0 && n <= halfBuf && handed < halfUntil && !wide {
 				bufLen = halfBuf
 			} else {
 				bufLen = bufSize
@@ -396,8 +431,9 @@ func TestBadInputBatching(t *testing.T) {
 	pattern := vectorInput(12 * 3 * bufSize)
 	edges := []int{0, 1, chunkLen - 1, chunkLen, bufSize - 1, bufSize, bufSize + 1, 2*bufSize - 1, 2 * bufSize, 2*bufSize + 1}
 	// Then streams that a buffer of halfBuf gathers, and writes that take
-	// them past halfUntil, and one whose first buffer is past it, each
-	// followed by empty writes.
+	// them past halfUntil, one whose first buffer is past it, and one
+	// after a Reset of a Hasher with a buffer of halfBuf (the round after
+	// the one before it), each followed by empty writes.
 	halves := [][]int{
 		{chunkLen, chunkLen, chunkLen, chunkLen, 64, 2*bufSize + 1, halfUntil},
 		{firstLen, chunkLen, bufSize, bufSize + 3, 64, halfUntil - 3*bufSize, 64},
@@ -405,14 +441,20 @@ func TestBadInputBatching(t *testing.T) {
 		{chunkLen + 1, firstLen, halfUntil, 5},
 		{chunkLen, chunkLen, chunkLen, chunkLen, 64, halfUntil - firstLen - 64, halfBuf + 1},
 		{halfUntil + bufSize, 64, firstLen, 64}, // the first buffer past halfUntil
+		{chunkLen, chunkLen, chunkLen, chunkLen, 64},
+		{chunkLen, chunkLen, chunkLen, chunkLen, 64, halfBuf}, // after a Reset that let go of halfBuf
 	}
 	var h *Hasher
 	for round := range 200 + len(halves) {
 		if round%4 == 3 {
-			// The last round's Hasher, reset: it keeps its buffer, if any.
+			// The last round's Hasher, reset: it keeps its buffer, if any,
+			// but one of halfBuf.
 			h.Reset()
+			if bufLen == halfBuf {
+				bufLen, wide = 0, true
+			}
 		} else {
-			h, bufLen = New(), 0
+			h, bufLen, wide = New(), 0, false
 		}
 		folded = false
 		total, all := 0, []byte(nil)
@@ -1386,15 +1428,21 @@ func TestSumAbsorbs(t *testing.T) {
 // zeebo hasher they share (at their first).
 func TestSumAbsorbsAtOnce(t *testing.T) {
 	// Ending within a chunk; and at a chunk's end after a tree ahead was
-	// made (with no tail, and of the chunks pending after the tree's),
-	// which the copies share, take the group from and make again for the
-	// last chunk, at once. (The tree ahead as a right half, of 8 chunks
-	// pending, is handed over by the write of the chunk after them, which
-	// fills the buffer of halfBuf: TestSumAhead.)
+	// made (with no tail, of the chunks pending after the tree's, and as
+	// a right half), which the copies share, take the group from and make
+	// again for the last chunk, at once. The right half is of 8 chunks
+	// pending in a Hasher used again (reused), whose buffer is of bufSize
+	// (Hasher.wide); in a new one, the write of the chunk after them hands
+	// over the buffer of halfBuf they fill.
 	ins := []struct {
-		in    []byte
-		ahead bool
-	}{{vectorInput(3*bufSize - 100), false}, {vectorInput(3*bufSize - 3*chunkLen), true}, {vectorInput(halfUntil + 9*chunkLen), true}}
+		in            []byte
+		ahead, reused bool
+	}{
+		{vectorInput(3*bufSize - 100), false, false},
+		{vectorInput(3*bufSize - 3*chunkLen), true, false},
+		{vectorInput(halfUntil + 9*chunkLen), true, false},
+		{vectorInput(9 * chunkLen), true, true},
+	}
 	// A read that overlaps another one's change, where the lock is
 	// missing, is rare: many rounds (fewer under the race detector, which
 	// sees it at once).
@@ -1407,6 +1455,10 @@ func TestSumAbsorbsAtOnce(t *testing.T) {
 			in, ahead := ins[round%len(ins)].in, ins[round%len(ins)].ahead
 			want := zeebo.Sum256(in)
 			h := New()
+			if ins[round%len(ins)].reused {
+				writeSplit(h, in, 64)
+				h.Reset()
+			}
 			switch {
 			case lib == nil:
 				writeSplit(h, in, 64)

@@ -486,3 +486,48 @@ func TestReadFromFileAfterAhead(t *testing.T) {
 		}
 	}
 }
+
+// TestReadFromFileReused: a Hasher used again after Reset reads a file
+// whose part after the leaves (which readFile writes once the tree is past
+// them, where its buffer's group may be bufSize) is about a buffer of
+// halfBuf or bufSize, after a stream that gave it a buffer of halfBuf, of
+// bufSize, or none: the same hash as zeebo's, and the same after more input.
+func TestReadFromFileReused(t *testing.T) {
+	parallelRead(t)
+	for _, rest := range []int{halfBuf - 1, halfBuf, halfBuf + 1, 12 << 10, bufSize, bufSize + 1} {
+		in := vectorInput(readFileMin + rest)
+		path := filepath.Join(t.TempDir(), "in")
+		if err := os.WriteFile(path, in, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			before, buf int
+		}{{firstLen + 64, halfBuf}, {halfUntil + 64, bufSize}, {64, 0}} {
+			h := New()
+			writeSplit(h, in[:c.before], 64)
+			if len(h.buf) != c.buf {
+				t.Fatalf("a stream of %d bytes: a buffer of %d, want %d", c.before, len(h.buf), c.buf)
+			}
+			h.Reset()
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, err := h.ReadFrom(f)
+			f.Close()
+			if err != nil || n != int64(len(in)) {
+				t.Fatalf("ReadFrom: %d, %v; want %d", n, err, len(in))
+			}
+			z := zeebo.New()
+			_, _ = z.Write(in)
+			if got, want := h.Sum(nil), z.Sum(nil); !bytes.Equal(got, want) {
+				t.Fatalf("%d bytes after the leaves, reused after %d: %x, want %x", rest, c.before, got, want)
+			}
+			_, _ = h.Write(in[:bufSize])
+			_, _ = z.Write(in[:bufSize])
+			if got, want := h.Sum(nil), z.Sum(nil); !bytes.Equal(got, want) {
+				t.Fatalf("%d bytes after the leaves, reused after %d, and %d more: %x, want %x", rest, c.before, bufSize, got, want)
+			}
+		}
+	}
+}
