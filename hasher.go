@@ -819,10 +819,10 @@ const halfBuf = bufSize / 2
 // halfUntil is where in the input a buffer of halfBuf gives way to one of
 // bufSize: far enough that the second allocation is a small part of the
 // stream's time, and near enough that the groups of 8 chunks, which cross
-// twice as often, cost little. At bufSize, streams of 16 to 32 KiB on the
-// caller's stack lost a third of their speed to it; with no bufSize at
-// all, a stream of 1 MiB lost a tenth (scripts/api-check.sh with those
-// sizes added; docs/zeebo-api.md).
+// twice as often, cost little. At bufSize, the streams just past it lost
+// to the second allocation; with no buffer of bufSize at all, the long
+// ones lost to the groups of 8 chunks (scripts/api-check.sh with more
+// sizes; docs/zeebo-api.md, "Where the buffer of 16 KiB takes over").
 const halfUntil = 4 * bufSize
 
 // store is where h gathers input: first, until it outgrows it, then buf.
