@@ -874,10 +874,11 @@ func alignedRoom(at uint64, group int) int {
 // it sets what Write may gather into buf without a look at anything
 // else: the room of the buffer's group on the native path, within the
 // buffer (a buffer of halfBuf holds less than a group past halfUntil,
-// until grow replaces it); none for a subtree hasher (whose writes are counted), nor
-// on the Go path, which gathers no more than first holds. lim is one more
-// than that, and 0 without a buffer or for a subtree hasher, so that
-// Write's test fails for every write there, the empty one included.
+// until grow replaces it); none for a subtree hasher (whose writes are
+// counted), nor on the Go path, which gathers no more than first holds.
+// lim is one more than that, and 0 without a buffer or for a subtree
+// hasher, so that Write's test fails for every write there, the empty one
+// included.
 func (h *Hasher) setLim() {
 	h.lim, h.gw = 0, nil
 	l := 0
