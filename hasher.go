@@ -26,7 +26,8 @@ import (
 // Reset excepted, which makes it a new Hasher. The same holds for a
 // Hasher restored from an earlier copy of itself (*h = saved), and for
 // the Hashers of a slice that append has copied. A copy of a new Hasher
-// never written to is independent. A Hasher reset keeps its heap state,
+// never written to is independent. A Hasher reset keeps its heap state
+// (but for a native-path buffer of 8 KiB, which it lets go of: wide),
 // and a Clone, or an UnmarshalBinary, of a Hasher that was written to has
 // its own from the start: copies of them share it as above. None of these
 // gives a wrong hash; save a Hasher with Clone, or with MarshalBinary.

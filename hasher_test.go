@@ -301,10 +301,12 @@ func TestBadInputZeroValues(t *testing.T) {
 func hexString(b []byte) string { return fmt.Sprintf("%x", b) }
 
 // TestHalfBuf: on the native path, a new Hasher's stream in small pieces
-// past the 4 KiB it holds allocates a buffer of halfBuf; Reset lets go of
-// it, and the Hasher's next stream allocates one of bufSize, which a
-// later Reset keeps; a Clone of it, a new Hasher, allocates one of halfBuf
-// again. Every hash is zeebo's.
+// past the 4 KiB it holds allocates a buffer of halfBuf, which gives way
+// to one of bufSize past 64 KiB (halfUntil, written here as the rule's
+// figure); Reset lets go of it, and the Hasher's next stream allocates one
+// of bufSize, which a later Reset keeps; a Reset without a buffer changes
+// nothing; a Clone of a Hasher used again, a new Hasher, allocates one of
+// halfBuf. Every hash is zeebo's.
 func TestHalfBuf(t *testing.T) {
 	if !nativeActive(t) {
 		t.Skip("native backend not active")
@@ -329,9 +331,30 @@ func TestHalfBuf(t *testing.T) {
 	check("its next stream", h, firstLen+64, 16<<10)
 	_, _ = c.Write(in[firstLen+64:])
 	check("its Clone", c, len(in), 8<<10)
+	kept := &h.buf[0]
 	h.Reset()
 	writeSplit(h, in, 64)
 	check("the stream after another Reset", h, len(in), 16<<10)
+	if &h.buf[0] != kept {
+		t.Error("the stream after another Reset: a new buffer, where Reset keeps one of bufSize")
+	}
+	// Reset without a buffer changes nothing: the next stream's is of
+	// halfBuf. It gives way to one of bufSize for a group at 64 KiB.
+	h = New()
+	_, _ = h.Write(in[:64])
+	h.Reset()
+	writeSplit(h, in, 64)
+	check("a stream after a Reset without a buffer", h, len(in), 8<<10)
+	long := vectorInput(64<<10 + 64)
+	h = New()
+	writeSplit(h, long[:64<<10], 64)
+	if len(h.buf) != 8<<10 {
+		t.Errorf("a stream of 64 KiB: a buffer of %d, want %d", len(h.buf), 8<<10)
+	}
+	writeSplit(h, long[64<<10:], 64)
+	if got, want := h.Sum(nil), zeebo.Sum256(long); len(h.buf) != 16<<10 || !bytes.Equal(got, want[:]) {
+		t.Errorf("a stream of 64 KiB + 64 B: a buffer of %d, want %d; %x, want %x", len(h.buf), 16<<10, got, want)
+	}
 }
 
 // TestBadInputBatching pins the native path's batching, which the output
@@ -443,6 +466,8 @@ func TestBadInputBatching(t *testing.T) {
 		{halfUntil + bufSize, 64, firstLen, 64}, // the first buffer past halfUntil
 		{chunkLen, chunkLen, chunkLen, chunkLen, 64},
 		{chunkLen, chunkLen, chunkLen, chunkLen, 64, halfBuf}, // after a Reset that let go of halfBuf
+		{halfUntil, 64, firstLen, 64},                         // the first buffer at halfUntil
+		{chunkLen, chunkLen, chunkLen, chunkLen, 64, halfUntil - firstLen - 64, 64},
 	}
 	var h *Hasher
 	for round := range 200 + len(halves) {
