@@ -212,12 +212,15 @@ func TestDispatchBlock(t *testing.T) {
 					}},
 				} {
 					// A new Hasher, and one that has hashed a long input
-					// before, and holds a buffer or zeebo's hasher.
+					// before (past halfUntil, so that the native path's
+					// buffer is of bufSize, which Reset keeps), and holds
+					// a buffer or zeebo's hasher after Reset.
 					used := m.ours()
-					writeSplit(used, bytes.Repeat([]byte{0xa5}, 40<<10), 1<<10) // not in's bytes
+					writeSplit(used, bytes.Repeat([]byte{0xa5}, halfUntil+8<<10), 1<<10) // not in's bytes
 					used.Sum(nil)
-					if used.buf == nil && used.g == nil {
-						t.Fatalf("%s: a Hasher that hashed 40 KiB holds neither a buffer nor zeebo's hasher", m.name)
+					used.Reset()
+					if used.buf == nil && used.spare == nil {
+						t.Fatalf("%s: a Hasher that hashed %d bytes, reset, holds neither a buffer nor zeebo's hasher", m.name, halfUntil+8<<10)
 					}
 					for _, n := range lens {
 						want := m.want(in[:n])
