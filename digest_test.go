@@ -1191,8 +1191,8 @@ func TestDigestGoPathReused(t *testing.T) {
 			xofRuns, zeeboRoots = runs, i < 2
 			for _, m := range marshalModes {
 				h, z := m.new(), m.ref()
-				_, _ = h.Write(big[:5000]) // goFront's
-				_, _ = h.Write(big[5000:]) // past its last chunk: zeebo's hasher
+				_, _ = h.Write(big[:firstLen+904]) // goFront's
+				_, _ = h.Write(big[firstLen+904:]) // past its last chunk: zeebo's hasher
 				for _, n := range []int{0, 1, 10, 64, 65, 1000, 1024, 1025, 5000} {
 					h.Reset()
 					z.Reset()

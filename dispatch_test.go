@@ -216,11 +216,11 @@ func TestDispatchBlock(t *testing.T) {
 					// buffer is of bufSize, which Reset keeps), and holds
 					// a buffer or zeebo's hasher after Reset.
 					used := m.ours()
-					writeSplit(used, bytes.Repeat([]byte{0xa5}, halfUntil+8<<10), 1<<10) // not in's bytes
+					writeSplit(used, bytes.Repeat([]byte{0xa5}, halfUntil+firstLen+4<<10), 1<<10) // not in's bytes
 					used.Sum(nil)
 					used.Reset()
 					if used.buf == nil && used.spare == nil {
-						t.Fatalf("%s: a Hasher that hashed %d bytes, reset, holds neither a buffer nor zeebo's hasher", m.name, halfUntil+8<<10)
+						t.Fatalf("%s: a Hasher that hashed %d bytes, reset, holds neither a buffer nor zeebo's hasher", m.name, halfUntil+firstLen+4<<10)
 					}
 					for _, n := range lens {
 						want := m.want(in[:n])

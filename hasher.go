@@ -15,19 +15,20 @@ import (
 // Hasher is a hash.Hash for BLAKE3. Its zero value is ready to use, like
 // New(). A Hasher is not safe for concurrent use.
 //
-// Copy a Hasher with Clone. A Hasher holds the first 4 KiB of its input
-// itself, and the rest of its state on the heap, allocated as the input
-// needs it, so that a new Hasher that hashes a short input allocates its
-// struct and an 8-byte count of changes, or only the count where the
-// compiler keeps it on the stack (BenchmarkNewSum). A copy by value
+// Copy a Hasher with Clone. A Hasher holds the first 8 KiB of its input
+// itself, as zeebo's does, and the rest of its state on the heap,
+// allocated as the input needs it, so that a new Hasher that hashes a
+// short input allocates its struct and an 8-byte count of changes, or only
+// the count where the compiler keeps it on the stack (BenchmarkNewSum),
+// and a stream in small pieces of up to 64 KiB allocates no buffer (its
+// tree, 2 KiB, past 8 KiB). A copy by value
 // (h2 := *h) shares that state with the Hasher it was copied from once it
 // has been written to: from then on, once either of the two is written to
 // (or reset, or given an input offset), the other panics at its next use,
 // Reset excepted, which makes it a new Hasher. The same holds for a
 // Hasher restored from an earlier copy of itself (*h = saved), and for
 // the Hashers of a slice that append has copied. A copy of a new Hasher
-// never written to is independent. A Hasher reset keeps its heap state
-// (but for a native-path buffer of 8 KiB, which it lets go of: wide),
+// never written to is independent. A Hasher reset keeps its heap state,
 // and a Clone, or an UnmarshalBinary, of a Hasher that was written to has
 // its own from the start: copies of them share it as above. None of these
 // gives a wrong hash; save a Hasher with Clone, or with MarshalBinary.
@@ -41,7 +42,7 @@ import (
 // holds its whole chunks too, and from a Hasher's second read on, a second
 // tree holds the ones after them, so that a Sum after each piece of a
 // stream hashes again at most the last part of a chunk, where zeebo's
-// hashes its last chunk. The first 4 KiB, held in the Hasher itself, are
+// hashes its last chunk. The first 8 KiB, held in the Hasher itself, are
 // hashed whole at each read, in one crossing; a read that comes less than
 // a chunk after another hands the library the chunks before the last one
 // and keeps their chaining values in the Hasher (fold), and reads further
@@ -49,7 +50,7 @@ import (
 // it again (reread). Where a read computes the root node in Go (a part of
 // a chunk after the chunks), the reads after it, until the input changes,
 // take that node (rootKept).
-// On the Go path, the first 4 KiB are gathered too (in the keyed modes,
+// On the Go path, the first 8 KiB are gathered too (in the keyed modes,
 // once the Hasher holds input: a first write past a chunk is hashed at
 // once), and hashed in one call at a single Sum, as Sum256 would; a
 // Digest, or a Sum after another read (in the keyed modes, any read), of
@@ -71,6 +72,7 @@ type Hasher struct {
 	ngen uint64
 	gw   *zeebo.Hasher
 	lim  int
+	flim int
 	nbuf int
 	buf  []byte
 
@@ -98,9 +100,11 @@ type Hasher struct {
 	// path's tree of the input handed to the library (live reports that it
 	// is initialized); the input gathered after that, first[:nbuf] until
 	// it outgrows first (firstLen bytes), then buf[:nbuf], a buffer of
-	// bufSize bytes, or of halfBuf in the input's first halfUntil bytes
-	// (grow). lim bounds what Write gathers into buf without a look
-	// at anything else (setLim). front and fcv hold, in h, a tree of the
+	// bufSize bytes (grow): in the input's first halfUntil bytes, a
+	// stream's groups are gathered in first (room). lim bounds what Write
+	// gathers into buf without a look at anything else, and flim what it
+	// gathers into first so, after a hand-over (setLim). front and fcv
+	// hold, in h, a tree of the
 	// few chunks that a first write handed over before h had one
 	// (handFront), or that a read folded (fold): its count of chunks, and
 	// the chaining values of its stack, fcv[i] for bit i of front. While
@@ -136,10 +140,11 @@ type Hasher struct {
 	// first since Reset and since the last longer write, up to
 	// streamPieces (countPiece): a stream in pieces (inPieces). A Clone
 	// keeps it.
-	// wide is set by Reset where it let go of a buffer of halfBuf: the
-	// Hasher, used again, allocates one of bufSize at its next need (grow),
+	// wide is set by Reset of a Hasher whose stream went to the library
+	// from first (a tree, and no buffer): the Hasher, used again, gathers
+	// its groups in a buffer of bufSize, allocated at its next need (grow),
 	// once for its uses after, rather than hand its streams over in
-	// groups of halfBuf at each (BenchmarkReuseStream). A Clone is a new
+	// groups of firstLen at each (BenchmarkReuseStream). A Clone is a new
 	// Hasher, without it.
 	g      *zeebo.Hasher
 	spare  *zeebo.Hasher
@@ -159,7 +164,6 @@ type Hasher struct {
 	rn     uint64
 	rlast  int // what was gathered at the last read since Reset that hashed it all (reread)
 	rwaste int // how much of it the reads since Reset hashed again, as reread counts it
-	first  [firstLen]byte
 
 	// tchunks is the count of chunks t held when h last handed it input:
 	// the input gathered starts there. A Sum, Digest, Clone or
@@ -193,6 +197,8 @@ type Hasher struct {
 	// keeps the state whole for them. It is not in gen's allocation, which
 	// a short hash makes too: 8 bytes come from the tiny allocator.
 	mu *sync.Mutex
+
+	first [firstLen]byte
 }
 
 // Hashing paths.
@@ -219,9 +225,15 @@ const bufSize = 16 << 10
 // allocates only itself and its gen count, or only the count where it
 // stays on the stack, and a longer first write keeps its last piece of up
 // to this much (keep), the pieces it hands over being wide enough for the
-// library's SIMD. Larger, it costs a Hasher that escapes to the heap more
-// to allocate; BenchmarkNewSum measures both (docs/stream.md).
-const firstLen = 4 << 10
+// library's SIMD; a stream in small pieces goes to the library from it, 8
+// chunks at a time, up to halfUntil (room). 8 KiB, as zeebo's hasher holds:
+// with 4 KiB, a stream of 4 to 8 KiB on the caller's stack allocated a
+// buffer where zeebo's allocates nothing (0.6 to 0.8 of its speed), and
+// with 8 KiB a new Hasher on the heap is still smaller than zeebo's
+// (scripts/api-check.sh, "stack: 64B pieces,Sum" and "New,Write,Sum";
+// docs/zeebo-api.md, "The Hasher holds 8 KiB"). first is the struct's last
+// field, after every pointer, which the collector then scans without it.
+const firstLen = 8 << 10
 
 // goGather is the input a Go-path Hasher in mode, written to before
 // (written) or not, gathers before it allocates zeebo's hasher (10 KiB) or
@@ -335,6 +347,14 @@ func (h *Hasher) Write(p []byte) (int, error) {
 		h.ngen = *h.gen
 		return len(p), nil
 	}
+	if h.nbuf+len(p) < h.flim && *h.gen == h.ngen {
+		// The same in the input's first halfUntil bytes, where a stream
+		// gathers in first (flim is 0 but there).
+		h.nbuf += copy(h.first[h.nbuf:], p)
+		*h.gen++
+		h.ngen = *h.gen
+		return len(p), nil
+	}
 	if h.buf == nil && h.g == nil && !h.sub.on && !h.far && (h.nbuf+len(p) <= chunkLen || h.front != 0 && h.foldable(len(p)) || h.front == 0 && !h.live && h.nbuf+len(p) <= h.firstMax()) {
 		// The first chunk, in the Hasher itself (either path), or after
 		// the chunks of front, up to what it holds (foldable), or up to
@@ -422,6 +442,10 @@ func (h *Hasher) write(p []byte) (int, error) {
 	n, fresh := len(p), !h.live
 	for {
 		room := h.room()
+		if h.nbuf == 0 {
+			// Nothing to gather: the whole group, straight from p.
+			room = alignedRoom(h.groupAt(), bufSize)
+		}
 		if h.nbuf+len(p) <= room {
 			h.keep(p, fresh)
 			return n, nil
@@ -464,9 +488,8 @@ func (h *Hasher) write(p []byte) (int, error) {
 // kept with its chaining value, computed in the same pass (handFrontLast),
 // so that a Sum or Digest right after hashes no chunk again; elsewhere it
 // is the whole groups of firstLen bytes, wide enough for the library's
-// SIMD. Later writes gather into the buffer, so that a stream is handed
-// over in groups of bufSize bytes (of halfBuf in a buffer of halfBuf:
-// room).
+// SIMD. Later writes gather into first, then the buffer, so that a stream
+// is handed over in groups of bufSize bytes (of firstLen in first: room).
 func (h *Hasher) keep(p []byte, fresh bool) {
 	if h.handsFront(len(p), fresh) {
 		switch k := len(p) / chunkLen * chunkLen; {
@@ -785,45 +808,29 @@ func (h *Hasher) gather(p []byte) {
 }
 
 // grow makes h hold at least n bytes of input (n <= bufSize), keeping what
-// it holds: in first up to firstLen bytes, then in buf, bufSize bytes, or
-// halfBuf in the input's first halfUntil bytes where that is enough (but
-// in a Hasher used again: wide). A buffer of halfBuf in a group past
-// halfUntil gives way to one of bufSize, where n fits too.
+// it holds: in first up to firstLen bytes, then in buf, bufSize bytes.
 func (h *Hasher) grow(n int) {
-	at := h.groupAt()
-	if n <= len(h.store()) && (len(h.buf) != halfBuf || at < halfUntil) {
+	if n <= len(h.store()) {
 		return
 	}
-	size := bufSize
-	if h.buf == nil && n <= halfBuf && at < halfUntil && !h.wide {
-		size = halfBuf
-	}
-	b := make([]byte, size)
-	copy(b, h.store()[:h.nbuf])
-	h.buf = b
+	b := make([]byte, bufSize)
+	copy(b, h.first[:h.nbuf])
+	h.buf, h.flim = b, 0
 	h.lockable()
 }
 
-// halfBuf is the buffer a Hasher on the native path allocates first, where
-// its input's first halfUntil bytes need one: a stream in small pieces
-// gathers there up to 8 chunks at a time, which the library hashes in a
-// pass 8 wide (where AVX-512 would take 16 in one), and allocates a
-// buffer of bufSize (with nothing to copy into it) only if it goes past
-// halfUntil. A stream that ended just past the 4 KiB the Hasher holds
-// allocated and zeroed a buffer of bufSize, most of its time on the
-// caller's stack, where zeebo's hasher, holding 8 KiB in itself,
-// allocates nothing; a first buffer of halfBuf that then grew to bufSize
-// copied it (scripts/api-check.sh, "stack: 64B pieces,Sum";
-// docs/zeebo-api.md, "A stream's first buffer of 8 KiB").
-const halfBuf = bufSize / 2
-
-// halfUntil is where in the input a buffer of halfBuf gives way to one of
-// bufSize: far enough that the second allocation is a small part of the
-// stream's time, and near enough that the groups of 8 chunks, which cross
-// twice as often, cost little. At bufSize, the streams just past it lost
-// to the second allocation; with no buffer of bufSize at all, the long
-// ones lost to the groups of 8 chunks (scripts/api-check.sh with more
-// sizes; docs/zeebo-api.md, "Where the buffer of 16 KiB takes over").
+// halfUntil is where in the input a stream in small pieces stops going to
+// the library from first, in groups of 8 chunks, which it hashes in a
+// pass 8 wide (where AVX-512 would take 16 in one), and gathers its groups
+// of bufSize in a buffer: far enough that the buffer's allocation is a
+// small part of the stream's time (zeebo's hasher, holding 8 KiB in
+// itself, allocates nothing on the caller's stack), and near enough that
+// the groups of 8 chunks, which cross twice as often, cost little. At
+// bufSize, the streams just past it lost to the allocation; with no
+// buffer of bufSize at all, the long ones lost to the groups of 8 chunks
+// (scripts/api-check.sh with more sizes; docs/zeebo-api.md, "Where the
+// buffer of 16 KiB takes over", measured with a first buffer of 8 KiB on
+// the heap, which first now is).
 const halfUntil = 4 * bufSize
 
 // store is where h gathers input: first, until it outgrows it, then buf.
@@ -840,13 +847,14 @@ func (h *Hasher) store() []byte {
 // bufSize (the first group of a subtree hasher, or of a hasher resumed from
 // a saved state), as many bytes as the largest subtree that may start
 // there: the input after the tree must be one subtree, no longer than the
-// smallest one in it. In the input's first halfUntil bytes, a buffer of
-// halfBuf holds groups of up to halfBuf (grow).
+// smallest one in it. In the input's first halfUntil bytes, where h has no
+// buffer (and is not wide), first holds groups of up to firstLen; write
+// hands a group over from p, where nothing is gathered, whole.
 func (h *Hasher) room() int {
 	at := h.groupAt()
 	r := alignedRoom(at, bufSize)
-	if at < halfUntil && h.buf != nil {
-		r = min(r, len(h.buf))
+	if at < halfUntil && !h.wide {
+		r = min(r, len(h.store()))
 	}
 	return r
 }
@@ -873,15 +881,17 @@ func alignedRoom(at uint64, group int) int {
 // another look: on the Go path, once h has one, but for a subtree hasher
 // (whose writes are counted) and one resumed near 2^64 bytes (fits). And
 // it sets what Write may gather into buf without a look at anything
-// else: the room of the buffer's group on the native path, within the
-// buffer (a buffer of halfBuf holds less than a group past halfUntil,
-// until grow replaces it); none for a subtree hasher (whose writes are
-// counted), nor on the Go path, which gathers no more than first holds.
-// lim is one more than that, and 0 without a buffer or for a subtree
-// hasher, so that Write's test fails for every write there, the empty one
-// included.
+// else: the room of the buffer's group on the native path; none for a
+// subtree hasher (whose writes are counted), nor on the Go path, which
+// gathers no more than first holds. lim is one more than that, and 0
+// without a buffer or for a subtree hasher, so that Write's test fails
+// for every write there, the empty one included. flim is the same for
+// first, once h has handed input over to its tree on the heap (live; the
+// Write after that is a stream's) and has no buffer, within first (past
+// halfUntil the group outgrows it, and grow makes the buffer); 0 without
+// that.
 func (h *Hasher) setLim() {
-	h.lim, h.gw = 0, nil
+	h.lim, h.flim, h.gw = 0, 0, nil
 	l := 0
 	switch {
 	case h.sub.on:
@@ -895,8 +905,11 @@ func (h *Hasher) setLim() {
 			l = int(math.MaxUint64 - at)
 		}
 	}
-	if len(h.buf) > 0 {
-		h.lim = min(l, len(h.buf)) + 1 // a buffer of halfBuf past halfUntil: grow
+	switch {
+	case len(h.buf) > 0:
+		h.lim = min(l, len(h.buf)) + 1
+	case l > 0 && h.live && h.front == 0 && h.gen != nil:
+		h.flim = min(l, len(h.first)) + 1
 	}
 }
 
@@ -1169,18 +1182,19 @@ func (h *Hasher) Reset() {
 		h.g.Reset()
 		h.g, h.spare = nil, h.g
 	}
+	if h.buf == nil && h.live && h.path == pathNative {
+		// Used again, after a stream that went to the library from
+		// first: its next one gathers in a buffer of bufSize.
+		h.wide = true
+	}
 	h.reused = h.spare != nil || h.reuses == reuseAfter
 	h.live, h.nbuf, h.far, h.front, h.lastOK, h.summed, h.read = false, 0, false, 0, false, false, false
 	h.rlast, h.rwaste, h.pieces = 0, 0, 0
 	h.sub = subState{}
-	if len(h.buf) == halfBuf {
-		// Used again: its next buffer is of bufSize.
-		h.buf, h.wide = nil, true
-	}
 	if h.buf == nil && h.g == nil {
 		// What setLim sets then, without its tests: a reused Hasher's
 		// Reset, Write and Sum of 64 bytes (BenchmarkReuseSum).
-		h.lim, h.gw = 0, nil
+		h.lim, h.flim, h.gw = 0, 0, nil
 		return
 	}
 	h.setLim()
@@ -1570,8 +1584,9 @@ func (h *Hasher) reread() bool {
 }
 
 // rereadMove is how much input the reads of what a Hasher gathered in
-// itself hash again before it moves it to the heap (reread): twice what it
-// gathers there. The move allocates 10 to 18 KiB (zeebo's hasher, or the
+// itself hash again before it moves it to the heap (reread): half of
+// bufSize, twice what first held when the rule was measured. The move
+// allocates 10 to 18 KiB (zeebo's hasher, or the
 // library's buffer and tree), whose allocation and collection cost about
 // as much as hashing a few KiB again; a move at the second read (Sum after
 // each 1 KiB piece of 4 KiB: 0.76-0.86 of zeebo's speed on both paths,
@@ -1579,7 +1594,7 @@ func (h *Hasher) reread() bool {
 // (Sum after each 256-byte piece: 0.59-0.66) each lost where the other
 // did not (BenchmarkSumEachWriteShort, BenchmarkDigestEachWrite;
 // docs/stream.md has the table for each rule measured).
-const rereadMove = 2 * firstLen
+const rereadMove = bufSize / 2
 
 // rereadNative is spillReread on the native path, for a Hasher that holds
 // all its input in itself (first), none of it in the library's tree nor

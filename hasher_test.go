@@ -300,16 +300,21 @@ func TestBadInputZeroValues(t *testing.T) {
 
 func hexString(b []byte) string { return fmt.Sprintf("%x", b) }
 
-// TestHalfBuf: on the native path, a new Hasher's stream in small pieces
-// past the 4 KiB it holds allocates a buffer of halfBuf, which gives way
-// to one of bufSize past 64 KiB (halfUntil, written here as the rule's
-// figure); Reset lets go of it, and the Hasher's next stream allocates one
-// of bufSize, which a later Reset keeps; a Reset without a buffer changes
-// nothing; a Clone of a Hasher used again, a new Hasher, allocates one of
-// halfBuf. Every hash is zeebo's.
-func TestHalfBuf(t *testing.T) {
+// TestFirstGroups: on the native path, a new Hasher's stream in small
+// pieces gathers in the 8 KiB the Hasher holds (first) and goes to the
+// library from there, 8 chunks at a time, up to 64 KiB (halfUntil; both
+// written here as the rule's figures), allocating no buffer; past that it
+// allocates one of bufSize. Reset of a Hasher whose stream went from
+// first makes its next stream allocate one of bufSize at the write past
+// first (wide), which a later Reset keeps; a Reset of one whose input
+// stayed in first changes nothing; a Clone, a new Hasher, gathers in first
+// where what it copies fits. Every hash is zeebo's.
+func TestFirstGroups(t *testing.T) {
 	if !nativeActive(t) {
 		t.Skip("native backend not active")
+	}
+	if firstLen != 8<<10 || halfUntil != 64<<10 {
+		t.Fatalf("first holds %d bytes and groups of it end at %d, want 8 KiB and 64 KiB", firstLen, halfUntil)
 	}
 	in := vectorInput(firstLen + 1000)
 	check := func(what string, h *Hasher, n, buf int) {
@@ -323,14 +328,23 @@ func TestHalfBuf(t *testing.T) {
 	}
 	h := New()
 	writeSplit(h, in, 64)
-	check("a new Hasher's stream", h, len(in), 8<<10)
+	if !h.live || h.t.Chunks != 8 || h.nbuf != 1000 {
+		t.Errorf("a new Hasher's stream of %d bytes: %d chunks handed over, %d gathered, want 8 and 1000", len(in), h.t.Chunks, h.nbuf)
+	}
+	check("a new Hasher's stream", h, len(in), 0)
 	h.Reset()
+	if !h.wide {
+		t.Error("Reset after a stream that went from first: not wide")
+	}
 	check("after Reset", h, 0, 0)
 	writeSplit(h, in[:firstLen+64], 64)
 	c := h.Clone() // at the Hasher's first read, which hands nothing over
 	check("its next stream", h, firstLen+64, 16<<10)
 	_, _ = c.Write(in[firstLen+64:])
-	check("its Clone", c, len(in), 8<<10)
+	if c.wide {
+		t.Error("a Clone is wide")
+	}
+	check("its Clone", c, len(in), 16<<10)
 	kept := &h.buf[0]
 	h.Reset()
 	writeSplit(h, in, 64)
@@ -338,22 +352,27 @@ func TestHalfBuf(t *testing.T) {
 	if &h.buf[0] != kept {
 		t.Error("the stream after another Reset: a new buffer, where Reset keeps one of bufSize")
 	}
-	// Reset without a buffer changes nothing: the next stream's is of
-	// halfBuf. It gives way to one of bufSize for a group at 64 KiB.
+	// Reset after an input that stayed in first changes nothing.
 	h = New()
-	_, _ = h.Write(in[:64])
+	_, _ = h.Write(in[:firstLen])
 	h.Reset()
 	writeSplit(h, in, 64)
-	check("a stream after a Reset without a buffer", h, len(in), 8<<10)
-	long := vectorInput(64<<10 + 64)
+	check("a stream after a Reset of first alone", h, len(in), 0)
+	// Past 64 KiB, the group of 16 chunks gathers in first until it
+	// outgrows it, and then in a buffer of bufSize.
+	long := vectorInput(72<<10 + 64)
 	h = New()
 	writeSplit(h, long[:64<<10], 64)
-	if len(h.buf) != 8<<10 {
-		t.Errorf("a stream of 64 KiB: a buffer of %d, want %d", len(h.buf), 8<<10)
+	if len(h.buf) != 0 || h.t.Chunks != 56 || h.nbuf != 8<<10 {
+		t.Errorf("a stream of 64 KiB: a buffer of %d, %d chunks handed over, %d gathered; want none, 56, 8 KiB", len(h.buf), h.t.Chunks, h.nbuf)
 	}
-	writeSplit(h, long[64<<10:], 64)
-	if got, want := h.Sum(nil), zeebo.Sum256(long); len(h.buf) != 16<<10 || !bytes.Equal(got, want[:]) {
-		t.Errorf("a stream of 64 KiB + 64 B: a buffer of %d, want %d; %x, want %x", len(h.buf), 16<<10, got, want)
+	writeSplit(h, long[64<<10:72<<10], 64)
+	if len(h.buf) != 0 || h.t.Chunks != 64 || h.nbuf != 8<<10 {
+		t.Errorf("a stream of 72 KiB: a buffer of %d, %d chunks handed over, %d gathered; want none, 64, 8 KiB", len(h.buf), h.t.Chunks, h.nbuf)
+	}
+	writeSplit(h, long[72<<10:], 64)
+	if got, want := h.Sum(nil), zeebo.Sum256(long); len(h.buf) != 16<<10 || h.t.Chunks != 64 || !bytes.Equal(got, want[:]) {
+		t.Errorf("a stream of 72 KiB + 64 B: a buffer of %d, %d chunks handed over, want %d, 64; %x, want %x", len(h.buf), h.t.Chunks, 16<<10, got, want)
 	}
 }
 
@@ -383,17 +402,11 @@ func TestBadInputBatching(t *testing.T) {
 	}
 	var handed, buffered, bufLen int // bufLen: the buffer on the heap, 0 before there is one
 	var treeless, folded, wide bool
-	// grow: the buffer for n bytes gathered in the group at handed:
-	// halfBuf, where that holds them, in the input's first halfUntil
-	// bytes, and bufSize past them, where it does not, or after a Reset
-	// let go of one of halfBuf (wide).
+	// grow: the buffer for n bytes gathered, of bufSize, where first
+	// does not hold them.
 	grow := func(n int) {
-		if n > max(bufLen, firstLen) || bufLen == halfBuf && handed >= halfUntil {
-			if bufLen == 0 && n <= halfBuf && handed < halfUntil && !wide {
-				bufLen = halfBuf
-			} else {
-				bufLen = bufSize
-			}
+		if n > max(bufLen, firstLen) {
+			bufLen = bufSize
 		}
 	}
 	keep := func(n int, fresh bool) {
@@ -428,8 +441,10 @@ func TestBadInputBatching(t *testing.T) {
 			for handed%room != 0 {
 				room /= 2
 			}
-			if handed < halfUntil && bufLen > 0 {
-				room = min(room, bufLen)
+			if buffered > 0 && handed < halfUntil && !wide {
+				// Gathered in the input's first halfUntil bytes: no more
+				// than first holds, where there is no buffer.
+				room = min(room, max(bufLen, firstLen))
 			}
 			if buffered+n <= room {
 				keep(n, fresh)
@@ -453,31 +468,31 @@ func TestBadInputBatching(t *testing.T) {
 	rng := newTestRand(testSeed(t))
 	pattern := vectorInput(12 * 3 * bufSize)
 	edges := []int{0, 1, chunkLen - 1, chunkLen, bufSize - 1, bufSize, bufSize + 1, 2*bufSize - 1, 2 * bufSize, 2*bufSize + 1}
-	// Then streams that a buffer of halfBuf gathers, and writes that take
-	// them past halfUntil, one whose first buffer is past it, and one
-	// after a Reset of a Hasher with a buffer of halfBuf (the round after
-	// the one before it), each followed by empty writes.
+	// Then streams that first gathers, and writes that take them past
+	// halfUntil, one whose first buffer is past it, and one after a Reset
+	// of a Hasher whose stream went from first (wide: the round after the
+	// one before it), each followed by empty writes.
 	halves := [][]int{
 		{chunkLen, chunkLen, chunkLen, chunkLen, 64, 2*bufSize + 1, halfUntil},
 		{firstLen, chunkLen, bufSize, bufSize + 3, 64, halfUntil - 3*bufSize, 64},
-		{64, firstLen, halfBuf - firstLen - 64, 1, halfBuf - 1, halfUntil + halfBuf + 1},
+		{64, firstLen, 2*firstLen - 64, 1, firstLen - 1, halfUntil + firstLen + 1},
 		{chunkLen + 1, firstLen, halfUntil, 5},
-		{chunkLen, chunkLen, chunkLen, chunkLen, 64, halfUntil - firstLen - 64, halfBuf + 1},
+		{chunkLen, chunkLen, chunkLen, chunkLen, 64, halfUntil - firstLen - 64, firstLen + 1},
 		{halfUntil + bufSize, 64, firstLen, 64}, // the first buffer past halfUntil
 		{chunkLen, chunkLen, chunkLen, chunkLen, 64},
-		{chunkLen, chunkLen, chunkLen, chunkLen, 64, halfBuf}, // after a Reset that let go of halfBuf
-		{halfUntil, 64, firstLen, 64},                         // the first buffer at halfUntil
+		{chunkLen, chunkLen, chunkLen, chunkLen, 64, 2 * firstLen}, // after a Reset of a stream that went from first
+		{halfUntil, 64, firstLen, 64},                              // the first buffer at halfUntil
 		{chunkLen, chunkLen, chunkLen, chunkLen, 64, halfUntil - firstLen - 64, 64},
 	}
 	var h *Hasher
 	for round := range 200 + len(halves) {
 		if round%4 == 3 {
 			// The last round's Hasher, reset: it keeps its buffer, if any,
-			// but one of halfBuf.
-			h.Reset()
-			if bufLen == halfBuf {
-				bufLen, wide = 0, true
+			// and is wide after a stream that went from first.
+			if bufLen == 0 && h.live {
+				wide = true
 			}
+			h.Reset()
 		} else {
 			h, bufLen, wide = New(), 0, false
 		}
@@ -496,8 +511,8 @@ func TestBadInputBatching(t *testing.T) {
 			case i%2 == 0:
 				n = edges[rng.IntN(len(edges))]
 			case i%4 == 1:
-				// Small pieces, which a buffer of halfBuf gathers, and
-				// writes that take its group past bufSize.
+				// Small pieces, which first gathers, and writes that take
+				// its group past bufSize.
 				n = rng.IntN(2 * chunkLen)
 			default:
 				n = rng.IntN(3 * bufSize)
@@ -531,6 +546,11 @@ func TestBadInputBatching(t *testing.T) {
 				out := make([]byte, 32)
 				_, _ = h.Digest().Read(out)
 				absorbed := h.absorbed()
+				if before.buf == nil && !before.live && before.front == 0 && len(h.buf) == bufSize {
+					// A read after others that hashed what first holds
+					// again moved it to a buffer (rereadNative).
+					bufLen = bufSize
+				}
 				if !before.live && h.front != before.front {
 					// A read of more than a chunk gathered after a read
 					// folds it (fold): the same input, its last chunk
@@ -1192,7 +1212,7 @@ func TestFirstWriteThenEachOp(t *testing.T) {
 	if err := os.WriteFile(file, data[bufSize:], 0o600); err != nil {
 		t.Fatal(err)
 	}
-	firsts := []int{firstLen + 1, firstLen + chunkLen, 6*chunkLen + 1, 7 * chunkLen, 2*firstLen - 1, 2 * firstLen, 2*firstLen + 1, 3 * firstLen, 3*firstLen + 5, bufSize - 1, bufSize}
+	firsts := []int{firstLen + 1, firstLen + chunkLen, firstLen + 2*chunkLen + 1, firstLen + 3*chunkLen, 2*firstLen - 1, 2 * firstLen, 2*firstLen + 1, 3 * firstLen, 3*firstLen + 5, bufSize - 1, bufSize}
 	rests := []int{1, 100, chunkLen - 1, chunkLen, bufSize, 3*bufSize + 7}
 	forEachBackend(t, func(t *testing.T) {
 		for _, m := range allHashModes {
@@ -1216,8 +1236,9 @@ func TestFirstWriteThenEachOp(t *testing.T) {
 				}
 				h := fresh()
 				// A write of whole chunks leaves its last chunk's value
-				// held where the Hasher holds its front's tree.
-				if held := n%chunkLen == 0 && ffi.ArgsStay && h.path == pathNative; h.lastHeld() != held {
+				// held where the Hasher holds its front's tree: of fewer
+				// than 16 chunks (fcv).
+				if held := n%chunkLen == 0 && n <= chunkLen<<len(h.fcv) && ffi.ArgsStay && h.path == pathNative; h.lastHeld() != held {
 					t.Errorf("%v, first write %d: the last chunk's value held %v, want %v", m, n, h.lastHeld(), held)
 				}
 				check("Sum", h.Sum(nil), data[:n], 0)
@@ -1456,9 +1477,9 @@ func TestSumAbsorbsAtOnce(t *testing.T) {
 	// made (with no tail, of the chunks pending after the tree's, and as
 	// a right half), which the copies share, take the group from and make
 	// again for the last chunk, at once. The right half is of 8 chunks
-	// pending in a Hasher used again (reused), whose buffer is of bufSize
-	// (Hasher.wide); in a new one, the write of the chunk after them hands
-	// over the buffer of halfBuf they fill.
+	// pending in a Hasher used again (reused), whose buffer of bufSize
+	// Reset kept; in a new one, first holds them until the write of the
+	// chunk after them.
 	ins := []struct {
 		in            []byte
 		ahead, reused bool
@@ -1468,6 +1489,7 @@ func TestSumAbsorbsAtOnce(t *testing.T) {
 		{vectorInput(halfUntil + 9*chunkLen), true, false},
 		{vectorInput(9 * chunkLen), true, true},
 	}
+	long := vectorInput(halfUntil + firstLen + chunkLen) // past a buffer's first need
 	// A read that overlaps another one's change, where the lock is
 	// missing, is rare: many rounds (fewer under the race detector, which
 	// sees it at once).
@@ -1481,8 +1503,11 @@ func TestSumAbsorbsAtOnce(t *testing.T) {
 			want := zeebo.Sum256(in)
 			h := New()
 			if ins[round%len(ins)].reused {
-				writeSplit(h, in, 64)
+				writeSplit(h, long, 64)
 				h.Reset()
+				if lib != nil && len(h.buf) != bufSize {
+					t.Fatalf("round %d: a Hasher reset after a stream of %d bytes holds a buffer of %d, want %d", round, len(long), len(h.buf), bufSize)
+				}
 			}
 			switch {
 			case lib == nil:
@@ -1593,8 +1618,8 @@ func TestAbsorbHalf(t *testing.T) {
 	if !nativeActive(t) {
 		t.Skip("no native library: the native path's reads")
 	}
-	in := vectorInput(firstLen)
-	for _, n := range []int{2 * chunkLen, firstLen} {
+	in := vectorInput(absorbGroup * chunkLen)
+	for _, n := range []int{2 * chunkLen, absorbGroup * chunkLen} {
 		want := zeebo.Sum256(in[:n])
 		h := New()
 		_, _ = h.Write(in[:n])
@@ -1819,8 +1844,8 @@ func TestSumTailInGo(t *testing.T) {
 				h, z := m.new(), m.ref()
 				tailsInGo := 0
 				for off, step := 0, 0; off < len(in); off, step = off+piece, step+1 {
-					if piece == 1 && off > 5*chunkLen+70 {
-						break // every length through five chunks
+					if piece == 1 && off > firstLen+chunkLen+70 {
+						break // every length through the chunk after first
 					}
 					p := in[off:min(off+piece, len(in))]
 					_, _ = h.Write(p)

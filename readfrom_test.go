@@ -489,12 +489,13 @@ func TestReadFromFileAfterAhead(t *testing.T) {
 
 // TestReadFromFileReused: a Hasher used again after Reset reads a file
 // whose part after the leaves (which readFile writes once the tree is past
-// them, where its buffer's group may be bufSize) is about a buffer of
-// halfBuf or bufSize, after a stream that gave it a buffer of halfBuf, of
-// bufSize, or none: the same hash as zeebo's, and the same after more input.
+// them, where its buffer's group may be bufSize) is about what first holds
+// or a buffer of bufSize, after a stream that went to the library from
+// first (wide), one that gave it a buffer of bufSize, or one that stayed
+// in first: the same hash as zeebo's, and the same after more input.
 func TestReadFromFileReused(t *testing.T) {
 	parallelRead(t)
-	for _, rest := range []int{halfBuf - 1, halfBuf, halfBuf + 1, 12 << 10, bufSize, bufSize + 1} {
+	for _, rest := range []int{firstLen - 1, firstLen, firstLen + 1, 12 << 10, bufSize, bufSize + 1} {
 		in := vectorInput(readFileMin + rest)
 		path := filepath.Join(t.TempDir(), "in")
 		if err := os.WriteFile(path, in, 0o600); err != nil {
@@ -502,7 +503,7 @@ func TestReadFromFileReused(t *testing.T) {
 		}
 		for _, c := range []struct {
 			before, buf int
-		}{{firstLen + 64, halfBuf}, {halfUntil + 64, bufSize}, {64, 0}} {
+		}{{firstLen + 64, 0}, {halfUntil + firstLen + 64, bufSize}, {64, 0}} {
 			h := New()
 			writeSplit(h, in[:c.before], 64)
 			if len(h.buf) != c.buf {

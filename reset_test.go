@@ -13,6 +13,10 @@ var (
 	resetSpareKey = []byte(vectorKey)
 )
 
+// pastFirst is a first write that goFront takes on the Go path: past what
+// first holds, within the chunk after it.
+const pastFirst = firstLen + 904
+
 // checkZeebo fails t unless h's Sum and a Digest of it, read for 100
 // bytes, are zeebo's for the first n bytes of resetSpareIn, in mode m.
 func checkZeebo(t *testing.T, what string, m hashMode, h *Hasher, n int) {
@@ -48,19 +52,19 @@ func TestResetSpare(t *testing.T) {
 				_, _ = small.Write(in[:chunkLen])
 				small.Reset()
 			}
-			_, _ = small.Write(in[:5000])
+			_, _ = small.Write(in[:pastFirst])
 			if small.reused || small.reuses != 0 || small.front == 0 || small.g != nil {
 				t.Fatalf("%s: reset after a chunk: reused %v (%d), front %d, zeebo's hasher %v; want goFront's", m, small.reused, small.reuses, small.front, small.g != nil)
 			}
-			checkZeebo(t, "reset after a chunk", m, small, 5000)
+			checkZeebo(t, "reset after a chunk", m, small, pastFirst)
 
 			h := newModeHasher(t, m, resetSpareKey, vectorContext)
 			for i := 1; i <= int(reuseAfter); i++ {
-				_, _ = h.Write(in[:5000]) // goFront: no zeebo hasher
+				_, _ = h.Write(in[:pastFirst]) // goFront: no zeebo hasher
 				if h.g != nil || h.front == 0 {
 					t.Fatalf("%s, use %d: not goFront's", m, i)
 				}
-				checkZeebo(t, "goFront", m, h, 5000)
+				checkZeebo(t, "goFront", m, h, pastFirst)
 				h.Reset()
 				if h.reused != (i == int(reuseAfter)) || h.spare != nil {
 					t.Fatalf("%s, Reset %d: reused %v, spare %v", m, i, h.reused, h.spare != nil)
@@ -89,8 +93,8 @@ func TestResetSpare(t *testing.T) {
 			// A Hasher that used zeebo's hasher (a write past goFront's
 			// last chunk) is reused at its first Reset: it has a spare.
 			s := newModeHasher(t, m, resetSpareKey, vectorContext)
-			_, _ = s.Write(in[:5000])
-			_, _ = s.Write(in[5000:10000])
+			_, _ = s.Write(in[:pastFirst])
+			_, _ = s.Write(in[pastFirst:2*pastFirst])
 			s.Reset()
 			if !s.reused || s.spare == nil || s.reuses != 1 {
 				t.Fatalf("%s: Reset after zeebo's hasher: reused %v, spare %v, %d Resets counted", m, s.reused, s.spare != nil, s.reuses)
@@ -117,9 +121,9 @@ func TestResetSpare(t *testing.T) {
 				t.Fatalf("%s: a Clone of a reused Hasher: spare %v, reused %v, %d Resets counted", m, cl.spare != nil, cl.reused, cl.reuses)
 			}
 			_, _ = cl.Write(in[:3000])
-			_, _ = h.Write(in[:5000])
+			_, _ = h.Write(in[:pastFirst])
 			checkZeebo(t, "a Clone", m, cl, 3000)
-			checkZeebo(t, "the Clone's original", m, h, 5000)
+			checkZeebo(t, "the Clone's original", m, h, pastFirst)
 
 			// A copy by value shares the spare: the first to write past a
 			// chunk takes it and leaves the other to panic, until its
@@ -158,8 +162,8 @@ func readsToMove(h *Hasher) int {
 // its spare kept.
 func reusedWithSpare(t *testing.T, m hashMode) *Hasher {
 	h := newModeHasher(t, m, resetSpareKey, vectorContext)
-	_, _ = h.Write(resetSpareIn[:5000])
-	_, _ = h.Write(resetSpareIn[:5000])
+	_, _ = h.Write(resetSpareIn[:pastFirst])
+	_, _ = h.Write(resetSpareIn[:pastFirst])
 	h.Reset()
 	if h.spare == nil {
 		t.Fatalf("%s: no spare", m)
