@@ -96,11 +96,13 @@ func pieces(h hash.Hash, in, out []byte) []byte {
 }
 
 // streamSizes are the sizes between apiSizes where a new Hasher's stream
-// in small pieces takes another course: on the Go path, past what the
-// Hasher holds in itself, past the chunk after it, and the first whole
-// batch of zeebo's hasher; on the native path, past the first group of
-// halfBuf, within the groups of halfBuf after bufSize, and past halfUntil.
-var streamSizes = []int{4<<10 + 64, 5 << 10, 6 << 10, 8 << 10, 8<<10 + 64, 24 << 10, 64<<10 + 64}
+// in small pieces takes another course: past what the Hasher holds in
+// itself (first, 8 KiB; 4 KiB until stop 58, whose sizes past it stay),
+// on the Go path past the chunk after it, and the first whole batch of
+// zeebo's hasher; on the native path, within the groups of first after
+// bufSize, past halfUntil, and past first's group there, where the
+// buffer is allocated.
+var streamSizes = []int{4<<10 + 64, 5 << 10, 6 << 10, 8 << 10, 8<<10 + 64, 24 << 10, 64<<10 + 64, 72<<10 + 64}
 
 // keyedStreamSizes are streamSizes for the keyed modes, which gather a
 // chunk on the Go path (goGather).

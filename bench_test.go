@@ -404,7 +404,7 @@ func BenchmarkReuses(b *testing.B) {
 // BenchmarkReuseStream hashes a stream in 64-byte pieces again and again
 // through one Hasher of each implementation (Reset, the pieces, Sum), on
 // the path in use: on the native path, a Hasher used again hands its
-// streams over in groups of bufSize, not of halfBuf (Hasher.wide).
+// streams over in groups of bufSize, not of firstLen (Hasher.wide).
 func BenchmarkReuseStream(b *testing.B) {
 	for _, size := range []int{6 << 10, 12 << 10, 16 << 10, 48 << 10} {
 		data := vectorInput(size)

@@ -908,7 +908,7 @@ func (h *Hasher) setLim() {
 	switch {
 	case len(h.buf) > 0:
 		h.lim = min(l, len(h.buf)) + 1
-	case l > 0 && h.live && h.front == 0 && h.gen != nil:
+	case l > 0 && h.live && h.gen != nil: // live: no front
 		h.flim = min(l, len(h.first)) + 1
 	}
 }

@@ -380,12 +380,13 @@ func TestFirstGroups(t *testing.T) {
 // alone cannot show: the Go side holds at most bufSize bytes, the input
 // after the last group handed over, groups being aligned in the input (of
 // bufSize bytes, or the largest power of two that divides the position
-// where one starts, if less, and at most halfBuf in the input's first
-// halfUntil bytes while the buffer is of halfBuf: grow); a write that would
-// overflow its group first tops the gathered input up to the end of the
-// group (in a buffer on the heap, when first cannot hold the group) and
-// hands that over,
-// then whole groups of bufSize bytes straight from the write, keeping the
+// where one starts, if less, and, for input gathered in the input's first
+// halfUntil bytes, at most what first holds while there is no buffer, but
+// in a Hasher made wide by Reset: room); a write that would overflow its
+// group first tops the gathered input up to the end of the group (in a
+// buffer of bufSize on the heap, when first cannot hold the group) and
+// hands that over, or, with nothing gathered, the whole group from the
+// write, then whole groups of bufSize bytes straight from it, keeping the
 // last group (1 to bufSize bytes), whole or not. In a write to a Hasher
 // that had handed nothing over, without a buffer on the heap (its input
 // gathered never outgrew first), a last group that first cannot hold, with

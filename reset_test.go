@@ -94,7 +94,7 @@ func TestResetSpare(t *testing.T) {
 			// last chunk) is reused at its first Reset: it has a spare.
 			s := newModeHasher(t, m, resetSpareKey, vectorContext)
 			_, _ = s.Write(in[:pastFirst])
-			_, _ = s.Write(in[pastFirst:2*pastFirst])
+			_, _ = s.Write(in[pastFirst : 2*pastFirst])
 			s.Reset()
 			if !s.reused || s.spare == nil || s.reuses != 1 {
 				t.Fatalf("%s: Reset after zeebo's hasher: reused %v, spare %v, %d Resets counted", m, s.reused, s.spare != nil, s.reuses)
