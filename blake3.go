@@ -196,7 +196,7 @@ func contextKey(context string) (key [32]byte) {
 //
 // If you need more or less output bytes than that, use the Digest method.
 func New() *Hasher {
-	h := &Hasher{mode: modeHash}
+	h := &Hasher{hasherState: hasherState{mode: modeHash}}
 	h.begin()
 	return h
 }
@@ -213,7 +213,7 @@ func NewKeyed(key []byte) (h *Hasher, err error) {
 	if len(key) != 32 {
 		return nil, errKeySize
 	}
-	h = &Hasher{mode: modeKeyed, key: [32]byte(key)}
+	h = &Hasher{hasherState: hasherState{mode: modeKeyed, key: [32]byte(key)}}
 	h.begin()
 	return
 }
@@ -223,7 +223,7 @@ func NewKeyed(key []byte) (h *Hasher, err error) {
 //
 // If you need more or less output bytes than that, use the Digest method.
 func NewDeriveKey(context string) *Hasher {
-	h := &Hasher{mode: modeDeriveKey, context: context}
+	h := &Hasher{hasherState: hasherState{mode: modeDeriveKey, context: context}}
 	h.begin()
 	return h
 }

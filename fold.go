@@ -9,7 +9,7 @@ import (
 // foldable reports whether h may hold k bytes more gathered, in itself,
 // past the end of the chunk after front, for fold to hash at its next read:
 // where all its input, those bytes with it, is no more than first holds
-// (so that front has at most 3 chunks, whose values are in fcv, not in
+// (so that front has at most 7 chunks, whose values are in fcv, not in
 // first: frontCV). A Hasher that holds its input so has no state on the
 // heap that holds input (zeebo's hasher, the library's live tree, a
 // buffer), nor a subtree. On the Go path, where its reads take zeebo's

@@ -20,8 +20,9 @@ import (
 // allocated as the input needs it, so that a new Hasher that hashes a
 // short input allocates its struct and an 8-byte count of changes, or only
 // the count where the compiler keeps it on the stack (BenchmarkNewSum),
-// and a stream in small pieces of up to 64 KiB allocates no buffer (its
-// tree, 2 KiB, past 8 KiB). A copy by value
+// and a new Hasher's stream in small pieces allocates nothing more up to
+// 8 KiB, as zeebo's, and no buffer up to 64 KiB (its tree, 2 KiB, past 8
+// KiB). A copy by value
 // (h2 := *h) shares that state with the Hasher it was copied from once it
 // has been written to: from then on, once either of the two is written to
 // (or reset, or given an input offset), the other panics at its next use,
@@ -61,6 +62,17 @@ import (
 // last chunk and what a Sum needs are kept, but for a stream in pieces,
 // which goes to zeebo's hasher (inPieces).
 type Hasher struct {
+	hasherState
+
+	// first is where the Hasher gathers its first firstLen bytes of
+	// input, and a stream's groups in the input's first halfUntil bytes
+	// (see hasherState): last, after every pointer, and apart, so that
+	// clone copies the state without it.
+	first [firstLen]byte
+}
+
+// hasherState is a Hasher's state but first.
+type hasherState struct {
 	// What Write's two fast paths read and change, together at the front
 	// (in one or two cache lines). gen counts the changes to the heap
 	// state, which it is shared with, and ngen is the count as h last left
@@ -72,9 +84,9 @@ type Hasher struct {
 	ngen uint64
 	gw   *zeebo.Hasher
 	lim  int
-	flim int
 	nbuf int
 	buf  []byte
+	flim int // after buf, which the more common of the fast paths reads
 
 	mode      uint32
 	key       [32]byte // the key (keyed), or the context key (derive-key, when hasCtxKey)
@@ -140,12 +152,13 @@ type Hasher struct {
 	// first since Reset and since the last longer write, up to
 	// streamPieces (countPiece): a stream in pieces (inPieces). A Clone
 	// keeps it.
-	// wide is set by Reset of a Hasher whose stream went to the library
-	// from first (a tree, and no buffer): the Hasher, used again, gathers
-	// its groups in a buffer of bufSize, allocated at its next need (grow),
-	// once for its uses after, rather than hand its streams over in
-	// groups of firstLen at each (BenchmarkReuseStream). A Clone is a new
-	// Hasher, without it.
+	// wide is set by Reset of a native-path Hasher that has a tree and no
+	// buffer (a stream that went to the library from first, or a write
+	// long enough to go from where it was): the Hasher, used again,
+	// gathers its groups in a buffer of bufSize, allocated at its next
+	// need (grow), once for its uses after, rather than hand its streams
+	// over in groups of firstLen at each (BenchmarkReuseStream). A Clone
+	// is a new Hasher, without it.
 	g      *zeebo.Hasher
 	spare  *zeebo.Hasher
 	reused bool
@@ -197,8 +210,6 @@ type Hasher struct {
 	// keeps the state whole for them. It is not in gen's allocation, which
 	// a short hash makes too: 8 bytes come from the tiny allocator.
 	mu *sync.Mutex
-
-	first [firstLen]byte
 }
 
 // Hashing paths.
@@ -228,11 +239,13 @@ const bufSize = 16 << 10
 // library's SIMD; a stream in small pieces goes to the library from it, 8
 // chunks at a time, up to halfUntil (room). 8 KiB, as zeebo's hasher holds:
 // with 4 KiB, a stream of 4 to 8 KiB on the caller's stack allocated a
-// buffer where zeebo's allocates nothing (0.6 to 0.8 of its speed), and
-// with 8 KiB a new Hasher on the heap is still smaller than zeebo's
-// (scripts/api-check.sh, "stack: 64B pieces,Sum" and "New,Write,Sum";
-// docs/zeebo-api.md, "The Hasher holds 8 KiB"). first is the struct's last
-// field, after every pointer, which the collector then scans without it.
+// buffer where zeebo's allocates nothing, and read well below its speed.
+// The cost is the short hashes through hash.Hash and Clone, mostly the
+// allocation of the Hasher, which is still smaller than zeebo's: they lost
+// most of their lead over zeebo's (scripts/api-check.sh, "stack: 64B
+// pieces,Sum", "New,Write,Sum", "Clone,Sum"; docs/zeebo-api.md, "The
+// Hasher holds 8 KiB"). first is the struct's last field, after every
+// pointer, which the collector then scans without it.
 const firstLen = 8 << 10
 
 // goGather is the input a Go-path Hasher in mode, written to before
@@ -348,8 +361,9 @@ func (h *Hasher) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	if h.nbuf+len(p) < h.flim && *h.gen == h.ngen {
-		// The same in the input's first halfUntil bytes, where a stream
-		// gathers in first (flim is 0 but there).
+		// The same for first, where a stream gathers its groups in the
+		// input's first halfUntil bytes, and where a group past them
+		// starts (flim is 0 without a tree, and with a buffer).
 		h.nbuf += copy(h.first[h.nbuf:], p)
 		*h.gen++
 		h.ngen = *h.gen
@@ -662,17 +676,18 @@ func (h *Hasher) countPiece(n int) {
 	}
 }
 
-// inPieces reports that a write of n bytes past goGather (the 4 chunks
+// inPieces reports that a write of n bytes past goGather (the 8 chunks
 // first holds, after a write) continues a stream in pieces: streamPieces
 // writes or more gathered (countPiece), and this one no longer than a
 // chunk. Its input then goes to zeebo's hasher at once, rather than
-// through goFront: goFront hashes those 4 chunks in a pass of zeebo's 8
-// side by side, and the stream's next chunk moves it to zeebo's hasher
-// (allocated) all the same, whose passes then run a pass behind zeebo's
-// own (BLAKE3_API_CALL="64B pieces", scripts/api-check.sh). What it
-// costs, a stream that ends within that next chunk, is the allocation
-// (docs/zeebo-api.md). A write longer than a chunk goFront hashes from
-// where it is, and a write and a trailer keep goFront's.
+// through goFront, which hashes those chunks, after which the stream's
+// next chunk moves it to zeebo's hasher (allocated) all the same
+// (BLAKE3_API_CALL="64B pieces", scripts/api-check.sh). What it costs, a
+// stream that ends within that next chunk, is the allocation. Measured
+// again with first of 8 KiB, goFront for streams too gained at 8 KiB and a
+// piece and lost from 16 to 64 KiB (docs/zeebo-api.md). A write longer
+// than a chunk goFront hashes from where it is, and a write and a trailer
+// keep goFront's.
 func (h *Hasher) inPieces(n int) bool {
 	return h.pieces >= streamPieces && n <= chunkLen
 }
@@ -1220,7 +1235,13 @@ func (h *Hasher) clone(c *Hasher) {
 		defer mu.Unlock()
 		h.absorb()
 	}
-	*c = *h
+	// The state, and of first what the clone reads but does not gather:
+	// the Go path's chaining values past fcv (frontStack), where the front
+	// has them. What it gathers, gather copies.
+	c.hasherState = h.hasherState
+	if h.front>>len(h.fcv) != 0 {
+		copy(c.first[chunkLen:], h.first[chunkLen:])
+	}
 	c.g, c.spare, c.gw, c.t, c.ahead, c.buf, c.gen, c.nbuf, c.summed, c.read, c.mu = nil, nil, nil, nil, nil, nil, nil, 0, false, false, nil
 	c.rlast, c.rwaste = 0, 0 // the clone's first read is a first
 	c.reused, c.reuses = false, 0

@@ -306,9 +306,10 @@ func hexString(b []byte) string { return fmt.Sprintf("%x", b) }
 // written here as the rule's figures), allocating no buffer; past that it
 // allocates one of bufSize. Reset of a Hasher whose stream went from
 // first makes its next stream allocate one of bufSize at the write past
-// first (wide), which a later Reset keeps; a Reset of one whose input
-// stayed in first changes nothing; a Clone, a new Hasher, gathers in first
-// where what it copies fits. Every hash is zeebo's.
+// first (wide; or after one long write, which left a tree and no buffer),
+// which a later Reset keeps; a Reset of one whose input stayed in first
+// changes nothing; a Clone, a new Hasher, gathers in first where what it
+// copies fits. Every hash is zeebo's.
 func TestFirstGroups(t *testing.T) {
 	if !nativeActive(t) {
 		t.Skip("native backend not active")
@@ -317,6 +318,7 @@ func TestFirstGroups(t *testing.T) {
 		t.Fatalf("first holds %d bytes and groups of it end at %d, want 8 KiB and 64 KiB", firstLen, halfUntil)
 	}
 	in := vectorInput(firstLen + 1000)
+	long0 := vectorInput(halfUntil + 100)
 	check := func(what string, h *Hasher, n, buf int) {
 		t.Helper()
 		if len(h.buf) != buf {
@@ -352,6 +354,22 @@ func TestFirstGroups(t *testing.T) {
 	if &h.buf[0] != kept {
 		t.Error("the stream after another Reset: a new buffer, where Reset keeps one of bufSize")
 	}
+	// A Clone of a stream whose pending input first holds gathers it there.
+	h = New()
+	writeSplit(h, in[:firstLen+64], 64)
+	c = h.Clone()
+	_, _ = c.Write(in[firstLen+64:])
+	check("a Clone of a new Hasher's stream", c, len(in), 0)
+	// A Reset after one write long enough to go from where it was is wide
+	// too: the Hasher has a tree and no buffer.
+	h = New()
+	_, _ = h.Write(long0[:halfUntil+100])
+	h.Reset()
+	if !h.wide || h.buf != nil {
+		t.Errorf("Reset after a write of %d bytes: wide %v, a buffer of %d; want wide and none", halfUntil+100, h.wide, len(h.buf))
+	}
+	writeSplit(h, in, 64)
+	check("a stream after a Reset of a long write", h, len(in), 16<<10)
 	// Reset after an input that stayed in first changes nothing.
 	h = New()
 	_, _ = h.Write(in[:firstLen])

@@ -183,7 +183,7 @@ func (h *Hasher) UnmarshalBinary(data []byte) error {
 	}
 	// After the last check, h lets go of its state (which a copy by value
 	// may share) and becomes the saved one.
-	*h = Hasher{mode: s.mode, key: s.key, hasCtxKey: s.mode == modeDeriveKey}
+	*h = Hasher{hasherState: hasherState{mode: s.mode, key: s.key, hasCtxKey: s.mode == modeDeriveKey}}
 	h.far = s.offset+s.chunks*chunkLen+uint64(len(s.tail)) >= 1<<63
 	if s.subtree {
 		h.sub = subState{on: true, offset: s.offset, max: subtreeLimit(s.offset), n: s.chunks*chunkLen + uint64(len(s.tail))}

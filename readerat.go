@@ -252,7 +252,7 @@ func readAt(r io.ReaderAt, p []byte, off int64) error {
 
 // fresh returns a new, empty hasher in h's mode, with h's key or context.
 func (h *Hasher) fresh() *Hasher {
-	c := &Hasher{mode: h.mode, key: h.key, hasCtxKey: h.hasCtxKey, context: h.context}
+	c := &Hasher{hasherState: hasherState{mode: h.mode, key: h.key, hasCtxKey: h.hasCtxKey, context: h.context}}
 	c.start()
 	return c
 }
