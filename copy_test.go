@@ -16,8 +16,9 @@ const copied = "copy by value"
 // value (h2 := *h) shares with the Hasher it was copied from. Once one of
 // the two is written to, the other panics at every use but Reset, at any
 // input length and on both backends, and the one written to goes on as if
-// there were no copy; reads (Sum) change nothing; a copy taken before any
-// input is independent, but not one of a Clone or a restored Hasher taken
+// there were no copy, a stream in small pieces too (Write's fast paths);
+// reads (Sum) change nothing; a copy taken before any input is
+// independent, but not one of a Clone or a restored Hasher taken
 // before their first write; Reset makes a Hasher that panics usable again.
 // Each result is checked against zeebo.
 func TestCopyByValue(t *testing.T) {
@@ -108,6 +109,25 @@ func TestCopyByValue(t *testing.T) {
 				if !bytes.Equal(other.Sum(nil), sum(y)) || !bytes.Equal(on.Sum(nil), sum(x, y)) {
 					t.Fatalf("%d bytes: a Hasher reset after its copy went on is not new, or not independent", n)
 				}
+			}
+		}
+
+		// A stream in small pieces, which Write's fast paths take without a
+		// look but at the count of changes: gathered in first after a
+		// hand-over (flim), in the buffer past halfUntil (lim), on the Go
+		// path in zeebo's hasher (gw).
+		long := vectorInput(halfUntil + firstLen + 100)
+		for _, n := range []int{firstLen + 100, halfUntil + firstLen + 100} {
+			h := New()
+			writeSplit(h, long[:n], 64)
+			if lib != nil && (h.flim == 0) != (n > halfUntil) || lib != nil && (h.lim == 0) != (n < halfUntil) {
+				t.Fatalf("a stream of %d bytes: flim %d, lim %d, want the fast path into first below halfUntil, into the buffer past it", n, h.flim, h.lim)
+			}
+			h2 := *h
+			_, _ = h.Write(long[:1])
+			uses(t, fmt.Sprintf("a stream of %d bytes in pieces whose copy was written to", n), &h2)
+			if !bytes.Equal(h.Sum(nil), sum(long[:n], long[:1])) {
+				t.Fatalf("a stream of %d bytes: the Hasher written to after the copy lost input", n)
 			}
 		}
 

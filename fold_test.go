@@ -279,6 +279,10 @@ func TestFoldSequences(t *testing.T) {
 		{2048, 0, 1, 0, 1023, 1024, 0},
 		{1100, 0, 10, 0, 900, 1000, 0, 5000, 0},
 		{1025, 0, 0, 1, 0, 3070, 0, 1, 0},
+		// The same past what first holds.
+		{1500, 0, 100, 0, 1472, firstLen - 2072, 0, 300, 0},
+		{1100, 0, 10, 0, 900, 1000, 0, firstLen, 0},
+		{1025, 0, 0, 1, 0, firstLen - 1026, 0, 1, 0},
 	}
 	forEachBackend(t, func(t *testing.T) {
 		for _, m := range allHashModes {

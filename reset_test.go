@@ -2,6 +2,7 @@ package blake3
 
 import (
 	"bytes"
+	"math"
 	"sync"
 	"testing"
 )
@@ -103,13 +104,22 @@ func TestResetSpare(t *testing.T) {
 			checkZeebo(t, "reused with a spare", m, s, 2000)
 
 			if !raceEnabled {
+				// The fewest of three counts, once the backend's plan,
+				// measured in the background, is done: AllocsPerRun counts
+				// the process's allocations, and another goroutine may be
+				// running (a CI run on a loaded machine counted 1.0).
+				waitPlan()
 				sum := make([]byte, 0, 32)
-				if a := testing.AllocsPerRun(20, func() {
-					h.Reset()
-					_, _ = h.Write(in[:firstLen])
-					sum = h.Sum(sum[:0])
-				}); a != 0 {
-					t.Errorf("%s: a reused Hasher's Reset, Write and Sum of 4 KiB: %.1f allocations", m, a)
+				a := math.Inf(1)
+				for range 3 {
+					a = min(a, testing.AllocsPerRun(20, func() {
+						h.Reset()
+						_, _ = h.Write(in[:firstLen])
+						sum = h.Sum(sum[:0])
+					}))
+				}
+				if a != 0 {
+					t.Errorf("%s: a reused Hasher's Reset, Write and Sum of %d bytes: %.1f allocations", m, firstLen, a)
 				}
 			}
 
