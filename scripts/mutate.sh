@@ -139,6 +139,9 @@ for line in open(sys.argv[1], encoding="utf-8"):
     line = line.rstrip("\n")
     m = re.match(r"^== (\S+) (\S+) (kill|equiv)(?: nth=(\d+))?\s*$", line)
     if m:
+        if any(r["id"] == m.group(1) for r in rows):
+            # apply would take the last block of the id for every run of it.
+            sys.exit("mutate.sh: mutant id %s is used twice in %s" % (m.group(1), sys.argv[1]))
         cur = {"id": m.group(1), "file": m.group(2), "expect": m.group(3), "nth": m.group(4) or "0", "pkg": "."}
         rows.append(cur)
         continue
